@@ -1,0 +1,3 @@
+from krm_fn.cli import main
+
+raise SystemExit(main())

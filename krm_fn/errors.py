@@ -1,0 +1,31 @@
+"""Exceptions that carry a path. Raised only when an object cannot be processed at all;
+``process`` turns them into :class:`krm_fn.results.Result` per object."""
+
+from __future__ import annotations
+
+from krm_fn.kube.paths import FieldPath, dotted
+
+
+class FnError(Exception):
+    """An object (or the input) cannot be processed. ``path`` is relative to the object's root."""
+
+    def __init__(self, message: str, path: FieldPath = ()) -> None:
+        super().__init__(message)
+        self.message = message
+        self.path = path
+
+    @property
+    def field_path(self) -> str | None:
+        return dotted(self.path) if self.path else None
+
+
+class InputError(FnError):
+    """The input as a whole is unusable (malformed YAML, not a ResourceList, ...): exit 1, one line."""
+
+
+class ConfigError(FnError):
+    """functionConfig problems; ``problems`` holds every (path, message) found, reported at once."""
+
+    def __init__(self, problems: list[tuple[str, str]]) -> None:
+        self.problems = problems
+        super().__init__("; ".join(f"{p}: {m}" if p else m for p, m in problems))

@@ -1,0 +1,1 @@
+"""Kubernetes object helpers: plain dicts, field paths, API constants."""

@@ -1,0 +1,58 @@
+"""Field paths over plain JSON-like dicts (Kubernetes objects stay dicts from parse to emit).
+
+Modelled on kopf's ``dicts.py``: tiny pure helpers with documented edge cases.
+"""
+
+from __future__ import annotations
+
+from typing import Any, TypeAlias
+
+Obj: TypeAlias = dict[str, Any]
+FieldPath: TypeAlias = tuple[str | int, ...]
+
+
+def get(obj: Any, path: FieldPath, default: Any = None) -> Any:
+    """Value at ``path`` or ``default`` when any step is missing or not a container of the right type.
+
+    ``None`` values count as missing (JSON ``null`` == absent for pointer fields).
+    """
+    cur = obj
+    for step in path:
+        if isinstance(step, int):
+            if not isinstance(cur, list) or not -len(cur) <= step < len(cur):
+                return default
+            cur = cur[step]
+        else:
+            if not isinstance(cur, dict):
+                return default
+            cur = cur.get(step)
+        if cur is None:
+            return default
+    return cur
+
+
+def ensure_map(obj: Obj, path: tuple[str, ...]) -> Obj:
+    """The dict at ``path``, creating empty dicts for missing (or ``None``) steps.
+
+    Raises ``TypeError`` when a step exists but is not a dict.
+    """
+    cur = obj
+    for step in path:
+        nxt = cur.get(step)
+        if nxt is None:
+            nxt = cur[step] = {}
+        elif not isinstance(nxt, dict):
+            raise TypeError(f"{dotted(path)}: expected a mapping at {step!r}, got {type(nxt).__name__}")
+        cur = nxt
+    return cur
+
+
+def dotted(path: FieldPath) -> str:
+    """``("spec", "volumes", 0, "name")`` -> ``"spec.volumes[0].name"`` (kpt/kyaml field path syntax)."""
+    out: list[str] = []
+    for step in path:
+        if isinstance(step, int):
+            out.append(f"[{step}]")
+        else:
+            out.append(("." if out else "") + step)
+    return "".join(out)
