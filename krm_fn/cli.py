@@ -1,7 +1,240 @@
-"""Entry point (placeholder until the foundation lands)."""
+"""The only module that touches argv, the environment, stdin/stdout/stderr, files and exit codes.
+
+Modes (shared/docs/krm-integration.md §1.7), detected from stdin first:
+
+* KRM: stdin is a ``ResourceList`` (kpt, kustomize KRM functions) -> a ResourceList on stdout.
+* kustomize legacy exec plugin: stdin is a plain stream (maybe empty), the config comes from the file in
+  ``argv[1]`` or ``$KUSTOMIZE_PLUGIN_CONFIG_STRING`` -> a plain stream on stdout.
+* standalone (Argo CD CMP, humans): ``kubevirt-krm CONFIG.yaml [FILE|DIR|-]...`` -> a plain stream.
+"""
 
 from __future__ import annotations
 
+import os
+import re
+import signal
+import sys
+from pathlib import Path
+from typing import IO, NoReturn
+
+USAGE = """\
+usage: kubevirt-krm                                  KRM function: ResourceList on stdin -> stdout
+       kubevirt-krm [--validate]                     (kpt fn render/eval, kustomize KRM functions)
+       kubevirt-krm CONFIG.yaml [FILE|DIR|-]...      standalone / kustomize legacy exec plugin:
+                                                     plain YAML stream in (files, dirs, or stdin), stream out
+       kubevirt-krm catalog docs [--builtin NAME | --path FILE]
+                                                     Markdown reference of a catalog
+       kubevirt-krm install-plugin DIR               lay out a KUSTOMIZE_PLUGIN_HOME for kubectl kustomize
+       kubevirt-krm --help | --version
+
+Generate KubeVirt instancetypes/preferences from a compact catalog, and pre-render VirtualMachines that
+reference them (pinned ControllerRevisions or fully expanded), exactly as KubeVirt would.
+
+functionConfig (apiVersion: kubevirt-krm.dev/v1alpha1):
+  kind: InstancetypeCatalog        generator
+    spec.builtin: common-instancetypes | classic   (default common-instancetypes)
+    spec.path: FILE                 a user catalog, relative to the package / kustomization
+    spec.include / spec.exclude:    {series: [glob], sizes: [glob], preferences: [glob]}
+    spec.scope: Cluster | Namespaced | Both         spec.namespace, spec.version
+  kind: VirtualMachineRenderer     transformer / validator
+    spec.mode: revisions (default) | expand | validate
+    spec.catalog: {builtin: NAME | none, path: FILE}  where missing types are looked up
+    spec.revisions.scope: per-vm | shared           spec.repin: true|false
+    spec.cluster: {...}             cluster defaults used by expand (see README)
+  A ConfigMap (kpt fn eval -- key=value) takes the same settings as flat keys: mode=expand,
+  revisions.scope=shared, builtin=classic (an optional kind=... key picks the kind).
+  No functionConfig: render VMs in revisions mode with the builtin catalog.
+
+Exit status: 0 ok; 1 on any error result (the ResourceList with results is still written in KRM mode;
+in stream modes nothing is written to stdout on error). One line per error on stderr.
+"""
+
+
+def _die(message: str, code: int = 1) -> NoReturn:
+    sys.stderr.write(f"kubevirt-krm: error: {' '.join(message.split())}\n")
+    raise SystemExit(code)
+
+
+def _read_stdin() -> bytes:
+    if sys.stdin is None or sys.stdin.isatty():
+        return b""
+    return sys.stdin.buffer.read()
+
+
+def _write(stream: IO[bytes], data: bytes) -> None:
+    try:
+        stream.write(data)
+        stream.flush()
+    except BrokenPipeError:
+        # the reader went away: exit quietly, non-zero, without a traceback
+        try:
+            sys.stdout = None  # type: ignore[assignment]
+        finally:
+            os._exit(141)
+
+
+def _report(results: list[object]) -> None:
+    for r in results:
+        if getattr(r, "severity", None) == "error":
+            sys.stderr.write(r.summary() + "\n")  # type: ignore[attr-defined]
+
 
 def main(argv: list[str] | None = None) -> int:
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL) if hasattr(signal, "SIGPIPE") else None
+    args = list(sys.argv[1:] if argv is None else argv)
+    try:
+        return _main(args)
+    except KeyboardInterrupt:
+        return 130
+    except SystemExit:
+        raise
+    except Exception as exc:  # last line of defence: one line, never a traceback
+        from krm_fn.errors import FnError
+
+        if isinstance(exc, FnError):
+            _die(exc.message)
+        if os.environ.get("KUBEVIRT_KRM_DEBUG"):
+            raise
+        _die(f"internal error: {type(exc).__name__}: {exc} (set KUBEVIRT_KRM_DEBUG=1 for details)", 2)
+
+
+def _main(args: list[str]) -> int:
+    if args and args[0] in ("-h", "--help", "help"):
+        sys.stdout.write(USAGE)
+        return 0
+    if args and args[0] == "--version":
+        from krm_fn import __version__
+
+        sys.stdout.write(f"kubevirt-krm {__version__}\n")
+        return 0
+    if args[:2] == ["catalog", "docs"]:
+        return _catalog_docs(args[2:])
+    if args and args[0] == "install-plugin":
+        return _install_plugin(args[1:])
+    validate = "--validate" in args
+    args = [a for a in args if a != "--validate"]
+    unknown = [a for a in args if a.startswith("--")]
+    if unknown:
+        _die(f"unknown option {unknown[0]} (see --help)", 2)
+    if len(args) > 1:
+        return _stream_mode(Path(args[0]), args[1:], validate, b"")
+    data = _read_stdin()  # stdin decides the mode first (env vars leak into nested calls)
+    if args and not _looks_like_resource_list(data):
+        return _stream_mode(Path(args[0]), [], validate, data)
+    env_config = os.environ.get("KUSTOMIZE_PLUGIN_CONFIG_STRING")
+    if not args and env_config is not None and not _looks_like_resource_list(data):
+        root = os.environ.get("KUSTOMIZE_PLUGIN_CONFIG_ROOT")
+        return _run_stream(env_config, Path(root) if root else None, [], data, validate)
+    return _krm_mode(data, validate)
+
+
+def _krm_mode(data: bytes, validate: bool) -> int:
+    from krm_fn.errors import InputError
+    from krm_fn.process import Options, process
+
+    if not data.strip():
+        _die("empty input: expected a ResourceList on stdin (see --help)")
+    try:
+        out = process(data, Options(base_dir=Path.cwd(), validate_only=validate))
+    except InputError as exc:
+        _die(exc.message)
+    _write(sys.stdout.buffer, out.data)
+    _report(list(out.results))
+    return out.exit_code
+
+
+_RL_YAML = re.compile(rb"(?m)^kind:[ \t]*[\"']?ResourceList[\"']?[ \t]*(?:#.*)?$")
+_RL_JSON = re.compile(rb'"kind"\s*:\s*"ResourceList"')
+
+
+def _looks_like_resource_list(data: bytes) -> bool:
+    """Cheap mode detection: a root-level ``kind: ResourceList`` line (or JSON) anywhere in stdin."""
+    return _RL_YAML.search(data) is not None or (data.lstrip()[:1] == b"{" and _RL_JSON.search(data) is not None)
+
+
+def _stream_mode(config_path: Path, inputs: list[str], validate: bool, stdin: bytes) -> int:
+    try:
+        config_text = config_path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        _die(f"cannot read config file {config_path}: {exc}")
+    root = os.environ.get("KUSTOMIZE_PLUGIN_CONFIG_ROOT")
+    base = Path(root) if root else config_path.resolve().parent
+    return _run_stream(config_text, base, inputs, stdin, validate)
+
+
+def _run_stream(config_text: str, base: Path | None, inputs: list[str], stdin: bytes, validate: bool) -> int:
+    from krm_fn.errors import InputError
+    from krm_fn.io.loader import load_documents
+    from krm_fn.io.resourcelist import decode, dump_stream, parse_stream
+    from krm_fn.process import Options, run
+
+    try:
+        docs = [d.value for d in load_documents(config_text) if d.value is not None]
+        if len(docs) != 1 or not isinstance(docs[0], dict):
+            raise InputError(f"the config file must hold exactly one object, found {len(docs)} documents")
+        texts = [decode(stdin)] if not inputs else [_read_input(p) for p in inputs]
+        rl = parse_stream("\n---\n".join(t for t in texts if t.strip()) if len(texts) > 1 else (texts[0] if texts else ""))
+        rl.function_config = docs[0]
+        items, results = run(rl, Options(base_dir=base or Path.cwd(), validate_only=validate))
+    except InputError as exc:
+        _die(exc.message)
+    _report(list(results))
+    code = 1 if any(r.severity == "error" for r in results) else 0
+    if code == 0:
+        _write(sys.stdout.buffer, dump_stream(rl, items).encode("utf-8"))
+    return code
+
+
+def _read_input(spec: str) -> str:
+    from krm_fn.errors import InputError
+    from krm_fn.io.resourcelist import decode
+
+    if spec == "-":
+        return decode(_read_stdin())
+    path = Path(spec)
+    if path.is_dir():
+        files = sorted(p for p in path.rglob("*") if p.suffix in (".yaml", ".yml") and p.is_file()
+                       and not any(part.startswith(".") for part in p.relative_to(path).parts))
+        return "\n---\n".join(decode(p.read_bytes()) for p in files)
+    try:
+        return decode(path.read_bytes())
+    except OSError as exc:
+        raise InputError(f"cannot read {spec}: {exc.strerror}") from None
+
+
+def _catalog_docs(args: list[str]) -> int:
+    from krm_fn.catalog import render_docs  # type: ignore[attr-defined]
+    from krm_fn.catalog.spec import CatalogSpec
+
+    spec = CatalogSpec()
+    if args[:1] == ["--builtin"] and len(args) == 2:
+        spec = CatalogSpec(builtin=args[1])
+    elif args[:1] == ["--path"] and len(args) == 2:
+        spec = CatalogSpec(path=args[1])
+    elif args:
+        _die("usage: kubevirt-krm catalog docs [--builtin NAME | --path FILE]", 2)
+    sys.stdout.write(render_docs(spec, Path.cwd()))
+    return 0
+
+
+def _install_plugin(args: list[str]) -> int:
+    from krm_fn.kube.api import FN_API_VERSION, KIND_CATALOG, KIND_RENDERER
+
+    if len(args) != 1:
+        _die("usage: kubevirt-krm install-plugin DIR", 2)
+    exe = Path(sys.argv[0]).resolve() if Path(sys.argv[0]).name == "kubevirt-krm" else None
+    home = Path(args[0])
+    for kind in (KIND_CATALOG, KIND_RENDERER):
+        target = home / FN_API_VERSION / kind.lower() / kind
+        target.parent.mkdir(parents=True, exist_ok=True)
+        tmp = target.with_suffix(".tmp")
+        if exe is not None and exe.is_file():
+            if tmp.exists() or tmp.is_symlink():
+                tmp.unlink()
+            tmp.symlink_to(exe)
+        else:  # not started through the console script: a wrapper that runs this interpreter
+            tmp.write_text(f"#!/bin/sh\nexec {sys.executable} -m krm_fn \"$@\"\n")
+            tmp.chmod(0o755)
+        tmp.replace(target)
+        sys.stdout.write(f"{target}\n")
     return 0

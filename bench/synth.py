@@ -1,0 +1,147 @@
+"""Deterministic synthetic ResourceLists of KubeVirt VMs over the common-instancetypes names.
+
+Shaped like what kpt hands a function: kyaml formatting, path/index/id annotations, a mix of
+instancetypes and preferences, dataVolumeTemplates, cloud-init userData literal blocks, quoted
+strings, and a few VMs inferring their types from a volume.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+INSTANCETYPES = ("u1.small", "u1.medium", "u1.large", "cx1.large", "m1.xlarge", "n1.medium", "o1.large")
+PREFERENCES = ("fedora", "rhel.9", "ubuntu", "centos.stream9", "windows.11", "alpine")
+
+VM = """\
+- apiVersion: kubevirt.io/v1
+  kind: VirtualMachine
+  metadata:
+    name: vm-{i:05d}
+    namespace: {ns}
+    labels:
+      app: fleet
+      tier: "{tier}"
+      kubevirt.io/domain: vm-{i:05d}
+    annotations:
+      description: 'VM number {i}'
+      config.kubernetes.io/index: '0'
+      config.kubernetes.io/path: 'vms/vm-{i:05d}.yaml'
+      internal.config.kubernetes.io/index: '0'
+      internal.config.kubernetes.io/path: 'vms/vm-{i:05d}.yaml'
+      internal.config.kubernetes.io/seqindent: 'compact'
+      internal.config.kubernetes.io/id: '{id}'
+      config.k8s.io/id: '{id}'
+  spec:
+    runStrategy: Always
+{matchers}    dataVolumeTemplates:
+    - metadata:
+        name: vm-{i:05d}-root
+      spec:
+        storage:
+          resources:
+            requests:
+              storage: 30Gi
+        sourceRef:
+          kind: DataSource
+          name: {pref_ds}
+          namespace: kubevirt-os-images
+    template:
+      metadata:
+        labels:
+          kubevirt.io/domain: vm-{i:05d}
+      spec:
+        domain:
+          devices:
+            interfaces:
+            - name: default
+              masquerade: {{}}
+        networks:
+        - name: default
+          pod: {{}}
+        volumes:
+        - name: rootdisk
+          dataVolume:
+            name: vm-{i:05d}-root
+        - name: cloudinitdisk
+          cloudInitNoCloud:
+            userData: |-
+              #cloud-config
+              hostname: vm-{i:05d}
+              user: fedora
+              password: "{i:05d}-pass"
+              chpasswd: {{ expire: False }}
+              ssh_authorized_keys:
+                - ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAI{i:08d}Zm9vYmFyYmF6 admin@example.com
+              packages:
+                - qemu-guest-agent
+                - nginx
+              runcmd:
+                - [systemctl, enable, --now, qemu-guest-agent]
+                - [systemctl, enable, --now, nginx]
+              write_files:
+                - path: /etc/motd
+                  content: "managed by GitOps: yes"
+"""
+
+MATCHERS = """\
+    instancetype:
+      name: {it}
+    preference:
+      name: {pref}
+"""
+
+INFER = """\
+    instancetype:
+      inferFromVolume: rootdisk
+    preference:
+      inferFromVolume: rootdisk
+"""
+
+DATASOURCE = """\
+- apiVersion: cdi.kubevirt.io/v1beta1
+  kind: DataSource
+  metadata:
+    name: {name}
+    namespace: kubevirt-os-images
+    labels:
+      instancetype.kubevirt.io/default-instancetype: u1.medium
+      instancetype.kubevirt.io/default-preference: {pref}
+    annotations:
+      internal.config.kubernetes.io/path: 'datasources.yaml'
+      internal.config.kubernetes.io/index: '{index}'
+  spec:
+    source:
+      pvc:
+        name: {name}
+        namespace: kubevirt-os-images
+"""
+
+
+def resource_list(vms: int, infer_every: int = 50, function_config: str = "") -> str:
+    """A ResourceList with ``vms`` VMs; every ``infer_every``-th VM infers from its DataSource."""
+    out = ["apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n"]
+    for index, pref in enumerate(PREFERENCES):
+        out.append(DATASOURCE.format(name=f"{pref}-image", pref=pref, index=index))
+    for i in range(vms):
+        pref = PREFERENCES[i % len(PREFERENCES)]
+        if infer_every and i % infer_every == infer_every - 1:
+            matchers = INFER
+        else:
+            matchers = MATCHERS.format(it=INSTANCETYPES[i % len(INSTANCETYPES)], pref=pref)
+        out.append(VM.format(i=i, id=i + 10, ns=f"team-{i % 4}", tier=("db", "web", "1", "yes")[i % 4],
+                             matchers=matchers, pref_ds=f"{pref}-image"))
+    out.append(function_config)
+    return "".join(out)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--vms", type=int, default=1000)
+    args = ap.parse_args()
+    sys.stdout.write(resource_list(args.vms))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

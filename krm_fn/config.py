@@ -1,0 +1,237 @@
+"""functionConfig: load -> default -> validate, reporting every problem at once (kustomize LoadFunctionConfig).
+
+Accepted forms (shared/docs/krm-integration.md §1.6):
+
+* a typed object ``apiVersion: kubevirt-krm.dev/v1alpha1`` of kind ``InstancetypeCatalog`` (generator) or
+  ``VirtualMachineRenderer`` (transformer/validator), settings under ``spec``;
+* a ``ConfigMap`` with the same settings as flat string keys (dots for nesting, ``true``/``false``,
+  comma-separated lists); an optional ``kind`` key picks the kind, otherwise catalog-only keys select
+  the catalog generator and anything else the renderer;
+* no config at all, or the empty ``ConfigMap function-input`` kpt sends: the renderer with defaults.
+
+Settings are frozen dataclasses loaded generically by :func:`load_dataclass`: field ``snake_name`` is
+the key ``snakeName``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import types
+import typing
+from dataclasses import dataclass
+from typing import Any, Literal, Union
+
+from krm_fn.catalog.spec import CatalogSpec
+from krm_fn.errors import ConfigError
+from krm_fn.kube.api import FN_API_VERSION, FN_GROUP, KIND_CATALOG, KIND_RENDERER
+from krm_fn.kube.paths import Obj
+
+Problems = list[tuple[str, str]]
+
+_CATALOG_KEYS = frozenset(f.name for f in dataclasses.fields(CatalogSpec))
+
+
+@dataclass(frozen=True, slots=True)
+class Config:
+    kind: Literal["InstancetypeCatalog", "VirtualMachineRenderer"]
+    spec: Any  # CatalogSpec | RendererSpec
+    source: Obj | None  # the functionConfig object as given (None when absent)
+
+
+def camel(name: str) -> str:
+    head, *rest = name.split("_")
+    return head + "".join(p[:1].upper() + p[1:] for p in rest)
+
+
+def load(fn_config: Obj | None, *, force_kind: str | None = None) -> Config:
+    """Turn a functionConfig object into a :class:`Config`; raise :class:`ConfigError` with all problems."""
+    if fn_config is None or fn_config == {}:
+        return _default(force_kind, None)
+    if not isinstance(fn_config, dict):
+        raise ConfigError([("functionConfig", f"must be a mapping, got {_type_name(fn_config)}")])
+    api_version = fn_config.get("apiVersion")
+    kind = fn_config.get("kind")
+    if kind == "ConfigMap" and api_version in ("v1", None):
+        return _from_configmap(fn_config, force_kind)
+    if not isinstance(api_version, str) or api_version.split("/")[0] != FN_GROUP:
+        raise ConfigError([("apiVersion", f"functionConfig {api_version!r}/{kind!r} is not supported; use "
+                                          f"{FN_API_VERSION} {KIND_CATALOG} or {KIND_RENDERER}, or a ConfigMap")])
+    if api_version != FN_API_VERSION:
+        raise ConfigError([("apiVersion", f"version {api_version!r} is not supported; use {FN_API_VERSION}")])
+    if kind not in (KIND_CATALOG, KIND_RENDERER):
+        raise ConfigError([("kind", f"kind {kind!r} is not supported; use {KIND_CATALOG} or {KIND_RENDERER}")])
+    problems: Problems = []
+    for key in fn_config:
+        if key not in ("apiVersion", "kind", "metadata", "spec"):
+            problems.append((key, "unknown field"))
+    raw_spec = fn_config.get("spec")
+    if raw_spec is None:
+        raw_spec = {}
+    if not isinstance(raw_spec, dict):
+        problems.append(("spec", f"must be a mapping, got {_type_name(raw_spec)}"))
+        raw_spec = {}
+    spec, spec_problems = load_dataclass(_spec_class(kind), raw_spec, "spec")
+    problems += spec_problems
+    if problems:
+        raise ConfigError(problems)
+    effective_kind = kind
+    if force_kind is not None and force_kind != kind:
+        raise ConfigError([("kind", f"this entry point expects {force_kind}, got {kind}")])
+    return Config(effective_kind, spec, fn_config)
+
+
+def _spec_class(kind: str) -> type[Any]:
+    if kind == KIND_CATALOG:
+        return CatalogSpec
+    from krm_fn.render import RendererSpec  # the engine; imported only when rendering
+
+    return RendererSpec
+
+
+def _default(force_kind: str | None, source: Obj | None) -> Config:
+    kind = KIND_CATALOG if force_kind == KIND_CATALOG else KIND_RENDERER
+    return Config(kind, _spec_class(kind)(), source)  # type: ignore[arg-type]
+
+
+def _from_configmap(cm: Obj, force_kind: str | None) -> Config:
+    data = cm.get("data")
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        raise ConfigError([("data", f"must be a mapping, got {_type_name(data)}")])
+    flat = {str(k): v for k, v in data.items()}
+    kind = flat.pop("kind", None) or force_kind
+    if kind is None:
+        top = {k.split(".")[0] for k in flat}
+        kind = KIND_CATALOG if top and top <= _CATALOG_KEYS and not top & {"mode"} else KIND_RENDERER
+    if kind not in (KIND_CATALOG, KIND_RENDERER):
+        raise ConfigError([("data.kind", f"kind {kind!r} is not supported; use {KIND_CATALOG} or {KIND_RENDERER}")])
+    if not flat:
+        return _default(kind, cm)
+    nested, problems = unflatten(flat, "data")
+    spec, spec_problems = load_dataclass(_spec_class(kind), nested, "data", flat=True)
+    problems += spec_problems
+    if problems:
+        raise ConfigError(problems)
+    return Config(kind, spec, cm)  # type: ignore[arg-type]
+
+
+def unflatten(flat: dict[str, Any], base: str) -> tuple[Obj, Problems]:
+    """``{"a.b": "1"}`` -> ``{"a": {"b": "1"}}``; a key that is both a value and a prefix is a problem."""
+    out: Obj = {}
+    problems: Problems = []
+    for key in sorted(flat):
+        parts = key.split(".")
+        cur = out
+        for i, part in enumerate(parts[:-1]):
+            nxt = cur.setdefault(part, {})
+            if not isinstance(nxt, dict):
+                problems.append((f"{base}.{'.'.join(parts[:i + 1])}", "is both a value and a group of keys"))
+                break
+            cur = nxt
+        else:
+            if isinstance(cur.get(parts[-1]), dict):
+                problems.append((f"{base}.{key}", "is both a value and a group of keys"))
+            else:
+                cur[parts[-1]] = flat[key]
+    return out, problems
+
+
+# --- generic dataclass loading -----------------------------------------------------------------
+
+def load_dataclass(cls: type[Any], raw: Obj, path: str, *, flat: bool = False) -> tuple[Any, Problems]:
+    """Build ``cls`` from a mapping keyed by camelCase names; unknown keys and bad values are problems.
+
+    With ``flat`` (ConfigMap data) scalar values arrive as strings and are converted.
+    Missing keys keep the dataclass default.
+    """
+    problems: Problems = []
+    hints = typing.get_type_hints(cls)
+    fields = {camel(f.name): f for f in dataclasses.fields(cls)}
+    kwargs: dict[str, Any] = {}
+    for key, value in raw.items():
+        sub = f"{path}.{key}"
+        f = fields.get(str(key))
+        if f is None:
+            known = ", ".join(sorted(fields))
+            problems.append((sub, f"unknown field (known: {known})"))
+            continue
+        converted, ok = _convert(hints[f.name], value, sub, problems, flat)
+        if ok:
+            kwargs[f.name] = converted
+    if problems:
+        return None, problems
+    return cls(**kwargs), problems
+
+
+def _convert(tp: Any, value: Any, path: str, problems: Problems, flat: bool) -> tuple[Any, bool]:
+    origin = typing.get_origin(tp)
+    args = typing.get_args(tp)
+    if origin in (Union, types.UnionType):
+        non_none = [a for a in args if a is not type(None)]
+        if value is None or (flat and value == ""):
+            return None, True
+        if len(non_none) == 1:
+            return _convert(non_none[0], value, path, problems, flat)
+        raise TypeError(f"unsupported config field type {tp!r}")  # pragma: no cover - programming error
+    if origin is Literal:
+        if value in args:
+            return value, True
+        problems.append((path, f"must be one of {', '.join(map(str, args))}; got {value!r}"))
+        return None, False
+    if origin is tuple:
+        if flat and isinstance(value, str):
+            value = [v.strip() for v in value.split(",") if v.strip()]
+        if not isinstance(value, list):
+            problems.append((path, f"must be a list of strings, got {_type_name(value)}"))
+            return None, False
+        bad = [i for i, v in enumerate(value) if not isinstance(v, str)]
+        for i in bad:
+            problems.append((f"{path}[{i}]", f"must be a string, got {_type_name(value[i])}"))
+        return tuple(value), not bad
+    if dataclasses.is_dataclass(tp):
+        if value is None:
+            return tp(), True
+        if not isinstance(value, dict):
+            problems.append((path, f"must be a mapping, got {_type_name(value)}"))
+            return None, False
+        obj, sub_problems = load_dataclass(tp, value, path, flat=flat)
+        problems += sub_problems
+        return obj, not sub_problems
+    if tp is bool:
+        if flat and isinstance(value, str) and value.lower() in ("true", "false"):
+            return value.lower() == "true", True
+        if isinstance(value, bool):
+            return value, True
+        problems.append((path, f"must be true or false, got {value!r}"))
+        return None, False
+    if tp is int:
+        if flat and isinstance(value, str) and value.strip().lstrip("-").isdigit():
+            return int(value), True
+        if isinstance(value, int) and not isinstance(value, bool):
+            return value, True
+        problems.append((path, f"must be an integer, got {value!r}"))
+        return None, False
+    if tp is str:
+        if isinstance(value, str):
+            return value, True
+        problems.append((path, f"must be a string, got {_type_name(value)} {value!r}"))
+        return None, False
+    raise TypeError(f"unsupported config field type {tp!r}")  # pragma: no cover - programming error
+
+
+def _type_name(value: Any) -> str:
+    match value:
+        case None:
+            return "null"
+        case bool():
+            return "boolean"
+        case int() | float():
+            return "number"
+        case str():
+            return "string"
+        case list():
+            return "list"
+        case dict():
+            return "mapping"
+    return type(value).__name__

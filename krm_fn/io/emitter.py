@@ -1,0 +1,143 @@
+"""Plain data -> block-style YAML text, in the layout kpt/kyaml writes.
+
+Block style only (``{}``/``[]`` only for empty collections), compact sequences (``- `` at the parent key's
+indentation), key order kept, literal blocks for multi-line strings, double quotes for any string a YAML
+reader could read as something else (see :mod:`krm_fn.io.scalars`). No anchors or aliases: a value shared
+twice is simply written twice.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from krm_fn.io.scalars import double_quoted, format_float, literal_ok, plain_ok
+
+
+class Emitter:
+    """Writes values into a list of string chunks. One instance per output (its cache is per run)."""
+
+    __slots__ = ("out", "_scalars")
+
+    def __init__(self) -> None:
+        self.out: list[str] = []
+        self._scalars: dict[str, str] = {}
+
+    def text(self) -> str:
+        return "".join(self.out)
+
+    # -- scalars --------------------------------------------------------------------------------
+    def scalar(self, value: Any) -> str:
+        """The inline form of a non-multi-line scalar (strings without newlines)."""
+        if type(value) is str:
+            cached = self._scalars.get(value)
+            if cached is None:
+                cached = value if plain_ok(value) else double_quoted(value)
+                if len(self._scalars) < 100_000:
+                    self._scalars[value] = cached
+            return cached
+        if value is None:
+            return "null"
+        if value is True:
+            return "true"
+        if value is False:
+            return "false"
+        if isinstance(value, int):
+            return str(value)
+        if isinstance(value, float):
+            return format_float(value)
+        if isinstance(value, str):  # str subclass
+            return self.scalar(str(value))
+        raise TypeError(f"cannot write a {type(value).__name__} as YAML")
+
+    def _block(self, s: str, indent: str) -> str:
+        """`` |-`` header + indented lines for a multi-line string (caller checked literal_ok)."""
+        if s.endswith("\n"):
+            body = s[:-1]
+            chomp = "+" if body.endswith("\n") or body == "" else ""
+        else:
+            body = s
+            chomp = "-"
+        lines = body.split("\n")
+        indicator = "2" if lines[0][:1] in (" ", "\t") or (lines[0] == "" and len(lines) > 1) else ""
+        if chomp == "+":
+            lines = s.split("\n")[:-1]
+        sub = indent + "  "
+        parts = [f"|{indicator}{chomp}\n"]
+        for line in lines:
+            parts.append(f"{sub}{line}\n" if line else "\n")
+        return "".join(parts)
+
+    def _value_after_key(self, value: Any, indent: str) -> None:
+        """Write what follows ``key:`` (the key is already written)."""
+        out = self.out
+        t = type(value)
+        if t is dict:
+            if value:
+                out.append("\n")
+                self.mapping(value, indent + "  ")
+            else:
+                out.append(" {}\n")
+        elif t is list:
+            if value:
+                out.append("\n")
+                self.sequence(value, indent)
+            else:
+                out.append(" []\n")
+        elif t is str and "\n" in value:
+            if literal_ok(value):
+                out.append(" " + self._block(value, indent))
+            else:
+                out.append(f" {double_quoted(value)}\n")
+        else:
+            out.append(f" {self.scalar(value)}\n")
+
+    # -- collections ----------------------------------------------------------------------------
+    def mapping(self, m: dict[str, Any], indent: str, first_prefix: str | None = None) -> None:
+        """Write ``m`` at ``indent``; ``first_prefix`` replaces the indent of the first key (``- ``)."""
+        out = self.out
+        prefix = indent if first_prefix is None else first_prefix
+        for key, value in m.items():
+            k = self._scalars.get(key) if type(key) is str else None
+            if k is None:
+                k = self.scalar(key if isinstance(key, str) else str(key))
+            out.append(f"{prefix}{k}:")
+            prefix = indent
+            self._value_after_key(value, indent)
+
+    def sequence(self, seq: list[Any], indent: str) -> None:
+        out = self.out
+        for item in seq:
+            t = type(item)
+            if t is dict and item:
+                self.mapping(item, indent + "  ", first_prefix=indent + "- ")
+            elif t is list and item:
+                out.append(f"{indent}-\n")
+                self.sequence(item, indent + "  ")
+            elif t is dict:
+                out.append(f"{indent}- {{}}\n")
+            elif t is list:
+                out.append(f"{indent}- []\n")
+            elif t is str and "\n" in item:
+                if literal_ok(item):
+                    out.append(f"{indent}- " + self._block(item, indent))
+                else:
+                    out.append(f"{indent}- {double_quoted(item)}\n")
+            else:
+                out.append(f"{indent}- {self.scalar(item)}\n")
+
+    def document(self, value: Any) -> None:
+        """A whole document's content (no ``---``)."""
+        if type(value) is dict and value:
+            self.mapping(value, "")
+        elif type(value) is list and value:
+            self.sequence(value, "")
+        else:
+            self._value_after_key(value, "")
+            self.out[-1] = self.out[-1][1:]  # drop the space that follows a key
+
+
+def dump(value: Any) -> str:
+    """One YAML document for ``value``."""
+    e = Emitter()
+    e.document(value)
+    return e.text()

@@ -1,0 +1,242 @@
+"""ResourceList and plain YAML stream I/O (kpt SDK ``resourcelist.go``; kustomize ``kio``).
+
+Items keep their source text: an item the function returns unchanged (the *same object*) is written
+back from that text, so kpt sees exactly what it sent (quotes, block styles, flow maps, key order,
+every annotation). Only items we changed or generated go through :mod:`krm_fn.io.emitter`. Comments
+inside a passed-through item are kept; comments we drop on changed items kpt restores from its ids.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from krm_fn.errors import InputError
+from krm_fn.io.emitter import Emitter
+from krm_fn.io.loader import Document, load_documents
+from krm_fn.kube.api import RESOURCE_LIST_API_VERSION, RESOURCE_LIST_KIND
+from krm_fn.kube.paths import Obj
+
+_LEADING_GAP = re.compile(r"[ \t]*(?:#[^\n]*)?(?:\n[ \t]*(?:#[^\n]*)?)*")
+
+
+@dataclass(slots=True)
+class ResourceList:
+    items: list[Obj]
+    function_config: Obj | None = None
+    results: list[Obj] = field(default_factory=list)
+    api_version: str = RESOURCE_LIST_API_VERSION
+    extra: Obj = field(default_factory=dict)  # other top-level keys, passed through
+    # id(item) -> (start, end, column) of the item's node in `text`
+    source: dict[int, tuple[int, int, int]] = field(default_factory=dict)
+    text: str = ""
+    # the objects `source` refers to, kept alive so their ids stay unique
+    originals: list[Any] = field(default_factory=list)
+
+    def as_document(self, obj: Any) -> str | None:
+        """The unchanged item's source text at column 0, or None (changed, generated, or not shiftable)."""
+        span = self.source.get(id(obj))
+        return _as_document_text(self.text, *span) if span is not None else None
+
+    def as_entry(self, obj: Any) -> str | None:
+        """The unchanged item's source text as a ``- `` sequence entry at column 0, or None."""
+        span = self.source.get(id(obj))
+        if span is None:
+            return None
+        start, end, column = span
+        if column == 2 and self.text[start - 2:start] == "- " and self.text[start - 3:start - 2] in ("\n", ""):
+            chunk = self.text[start - 2:end]
+            return chunk if chunk.endswith("\n") else chunk + "\n"
+        doc = _as_document_text(self.text, start, end, column)
+        return _item_as_entry(doc) if doc is not None else None
+
+
+# --- reading -------------------------------------------------------------------------------------
+
+def decode(data: bytes) -> str:
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(f"input is not valid UTF-8 (byte {exc.start}: {data[exc.start:exc.start + 1]!r})") from None
+    return text[1:] if text.startswith("\ufeff") else text
+
+
+def _as_document_text(text: str, start: int, end: int, column: int) -> str | None:
+    """The node at text[start:end] (starting at ``column``) shifted to column 0, or None if it cannot be."""
+    chunk = text[start:end]
+    if not chunk.endswith("\n"):
+        chunk += "\n"
+    if column == 0:
+        return chunk
+    pad = " " * column
+    first, sep, rest = chunk.partition("\n")
+    lines = [first]
+    for line in rest.split("\n")[:-1]:
+        if line.startswith(pad):
+            lines.append(line[column:])
+        elif not line.strip():
+            lines.append("")
+        elif line.lstrip().startswith("#"):
+            continue
+        else:
+            return None
+    return "\n".join(lines) + "\n"
+
+
+def _loads_json(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"malformed JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}") from None
+    except RecursionError:
+        raise InputError("document nested too deeply") from None
+
+
+def parse_resource_list(text: str) -> ResourceList:
+    """Parse a ResourceList (any apiVersion of kind ResourceList; missing items = [])."""
+    if text.lstrip().startswith("{"):
+        docs = [Document(_loads_json(text), 0, 0, 0)]
+        keep_source = False
+    else:
+        docs = load_documents(text, track="items")
+        keep_source = True
+    docs = [d for d in docs if d.value is not None]
+    if not docs:
+        raise InputError("empty input: expected a ResourceList")
+    if len(docs) > 1:
+        raise InputError(f"expected one ResourceList document, got {len(docs)} documents")
+    root = docs[0].value
+    return _resource_list_from(root, text, docs[0] if keep_source else None)
+
+
+def is_resource_list(value: Any) -> bool:
+    return isinstance(value, dict) and value.get("kind") == RESOURCE_LIST_KIND
+
+
+def _resource_list_from(root: Any, text: str, doc: Document | None) -> ResourceList:
+    if not is_resource_list(root):
+        kind = root.get("kind") if isinstance(root, dict) else type(root).__name__
+        raise InputError(f"expected kind ResourceList on stdin, got {kind!r}")
+    items = root.get("items")
+    if items is None:
+        items = []
+    if not isinstance(items, list):
+        raise InputError(f"ResourceList.items must be a list, got {type(items).__name__}")
+    for i, item in enumerate(items):
+        _check_item(item, f"items[{i}]")
+    fn_config = root.get("functionConfig")
+    if fn_config is not None and not isinstance(fn_config, dict):
+        raise InputError("ResourceList.functionConfig must be a mapping")
+    results = root.get("results") or []
+    if not isinstance(results, list):
+        raise InputError("ResourceList.results must be a list")
+    extra = {k: v for k, v in root.items() if k not in ("apiVersion", "kind", "items", "functionConfig", "results")}
+    rl = ResourceList(items=items, function_config=fn_config, results=results,
+                      api_version=str(root.get("apiVersion") or RESOURCE_LIST_API_VERSION), extra=extra)
+    if doc is not None:
+        rl.text = text
+        for item in items:
+            span = doc.spans.get(id(item))
+            if span is not None:
+                rl.source[id(item)] = span
+        rl.originals = list(items)
+    return rl
+
+
+def _check_item(item: Any, where: str) -> None:
+    if not isinstance(item, dict):
+        raise InputError(f"{where} must be a mapping (a Kubernetes object), got {type(item).__name__}")
+    missing = [k for k in ("apiVersion", "kind") if not isinstance(item.get(k), str) or not item.get(k)]
+    md = item.get("metadata")
+    if not isinstance(md, dict) or not isinstance(md.get("name"), str) or not md.get("name"):
+        missing.append("metadata.name")
+    if missing:
+        name = md.get("name") if isinstance(md, dict) else None
+        what = f"{item.get('kind') or 'object'} {name!r}" if name else where
+        raise InputError(f"{what}: missing or empty {', '.join(missing)}")
+    if "annotations" in md and md["annotations"] is not None and not isinstance(md["annotations"], dict):
+        raise InputError(f"{where}: metadata.annotations must be a mapping")
+
+
+def parse_stream(text: str) -> ResourceList:
+    """A plain multi-document stream (kustomize legacy plugins, standalone mode) as a ResourceList.
+
+    ``List`` objects and ResourceLists inside the stream are unwrapped into their items.
+    """
+    if text.lstrip().startswith("{"):
+        docs = [Document(_loads_json(text), 0, 0, 0)]
+    else:
+        docs = load_documents(text)
+    rl = ResourceList(items=[], text=text)
+    for d in docs:
+        value = d.value
+        if value is None:
+            continue
+        if is_resource_list(value) or (isinstance(value, dict) and value.get("kind") == "List"
+                                       and value.get("apiVersion") == "v1"):
+            inner = value.get("items") or []
+            if not isinstance(inner, list):
+                raise InputError(f"{value.get('kind')}.items must be a list")
+            for i, item in enumerate(inner):
+                _check_item(item, f"{value.get('kind')}.items[{i}]")
+            rl.items.extend(inner)
+            continue
+        _check_item(value, f"document {len(rl.items) + 1}")
+        rl.items.append(value)
+        if d.end > d.start:
+            rl.source[id(value)] = (d.start, d.end, d.column)
+    rl.originals = list(rl.items)
+    return rl
+
+
+# --- writing -------------------------------------------------------------------------------------
+
+def _item_as_entry(src: str) -> str:
+    """A column-0 document text as a ``- `` sequence entry."""
+    if "\n" not in src[:-1]:
+        return "- " + src
+    first, rest = src.split("\n", 1)
+    body = "\n".join(("  " + line) if line else "" for line in rest.split("\n")[:-1])
+    return f"- {first}\n{body}\n"
+
+
+def dump_resource_list(rl: ResourceList, items: list[Obj], results: list[Obj]) -> str:
+    """The output ResourceList: items (source text when unchanged), functionConfig, results."""
+    e = Emitter()
+    out = e.out
+    out.append(f"apiVersion: {e.scalar(rl.api_version)}\nkind: ResourceList\n")
+    if not items:
+        out.append("items: []\n")
+    else:
+        out.append("items:\n")
+        as_entry = rl.as_entry
+        for item in items:
+            src = as_entry(item)
+            if src is not None:
+                out.append(src)
+            else:
+                e.mapping(item, "  ", first_prefix="- ")
+    if rl.function_config is not None:
+        e.mapping({"functionConfig": rl.function_config}, "")
+    if rl.extra:
+        e.mapping(rl.extra, "")
+    if results:
+        e.mapping({"results": results}, "")
+    return e.text()
+
+
+def dump_stream(rl: ResourceList, items: list[Obj]) -> str:
+    """A plain ``---``-separated stream of the items (no results): kustomize plugins, Argo CD CMP."""
+    e = Emitter()
+    out = e.out
+    for i, item in enumerate(items):
+        if i:
+            out.append("---\n")
+        src = rl.as_document(item)
+        if src is not None:
+            out.append(src)
+        else:
+            e.mapping(item, "")
+    return e.text()

@@ -1,0 +1,187 @@
+"""The pure core: ResourceList in, ResourceList out. No argv, env, files or exit codes here (see cli.py).
+
+``process(data) -> Output`` is the whole KRM function; ``run(rl)`` is the same on parsed input, shared by
+the stream modes (kustomize legacy plugin, standalone / Argo CD CMP).
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from krm_fn.config import Config, load
+from krm_fn.errors import ConfigError, FnError, InputError
+from krm_fn.io.resourcelist import ResourceList, dump_resource_list, parse_resource_list
+from krm_fn.kube.api import ANN_INDEX, ANN_LEGACY_INDEX, ANN_LEGACY_PATH, ANN_PATH, KIND_CATALOG
+from krm_fn.kube.paths import Obj
+from krm_fn.results import FileRef, ResourceRef, Result, exit_code
+
+
+@dataclass(slots=True)
+class Options:
+    """Decided at the edge (cli.py) and passed down."""
+
+    base_dir: Path | None = None          # where relative catalog paths are resolved
+    force_kind: str | None = None         # the entry point decides the config kind (legacy plugin layout)
+    validate_only: bool = False           # `--validate`: results only, items unchanged
+
+
+@dataclass(slots=True)
+class Output:
+    data: bytes
+    results: list[Result] = field(default_factory=list)
+    exit_code: int = 0
+
+
+def process(data: bytes, options: Options | None = None) -> Output:
+    """KRM mode: bytes of a ResourceList in, bytes of a ResourceList out (always written, even on errors)."""
+    from krm_fn.io.resourcelist import decode
+
+    rl = parse_resource_list(decode(data))  # InputError propagates: nothing sensible to write
+    items, results = run(rl, options or Options())
+    text = dump_resource_list(rl, items, rl.results + [r.to_obj() for r in results])
+    return Output(text.encode("utf-8"), results, exit_code(results))
+
+
+def run(rl: ResourceList, options: Options) -> tuple[list[Obj], list[Result]]:
+    """Apply the configured function to ``rl``; returns the output items and our results."""
+    try:
+        config = load(rl.function_config, force_kind=options.force_kind)
+    except ConfigError as exc:
+        return rl.items, [_config_result(rl.function_config, path, msg) for path, msg in exc.problems]
+    try:
+        if config.kind == KIND_CATALOG:
+            return _generate(rl, config, options)
+        return _render(rl, config, options)
+    except InputError:
+        raise
+    except FnError as exc:
+        return rl.items, [_config_result(rl.function_config, exc.field_path or "", exc.message)]
+
+
+def _config_result(fn_config: Obj | None, path: str, message: str) -> Result:
+    ref = ResourceRef.of(fn_config) if isinstance(fn_config, dict) and fn_config.get("kind") else None
+    file = FileRef.of(fn_config) if isinstance(fn_config, dict) else None
+    return Result(f"functionConfig: {message}", "error", ref, path or None, file=file)
+
+
+# --- generator ---------------------------------------------------------------------------------
+
+def _generate(rl: ResourceList, config: Config, options: Options) -> tuple[list[Obj], list[Result]]:
+    from krm_fn.catalog import generate
+
+    generated = generate(config.spec, options.base_dir)
+    directory = _config_dir(config.source)
+    return upsert(rl.items, generated, directory), []
+
+
+def _config_dir(fn_config: Obj | None) -> str:
+    if not isinstance(fn_config, dict):
+        return ""
+    ann = (fn_config.get("metadata") or {}).get("annotations") or {}
+    path = ann.get(ANN_PATH) or ann.get(ANN_LEGACY_PATH) if isinstance(ann, dict) else None
+    return posixpath.dirname(str(path)) if path else ""
+
+
+def object_key(obj: Obj) -> tuple[str, str, str, str]:
+    md = obj.get("metadata") or {}
+    return (str(obj.get("apiVersion", "")), str(obj.get("kind", "")), str(md.get("namespace") or ""),
+            str(md.get("name", "")))
+
+
+def default_file(obj: Obj, directory: str) -> str:
+    """Where kpt should write a generated object: one file per kind next to the config."""
+    name = f"{str(obj.get('kind', 'object')).lower()}s.yaml"
+    return posixpath.join(directory, name) if directory else name
+
+
+def upsert(items: list[Obj], generated: Sequence[Obj], directory: str,
+           file_for: Callable[[Obj, str], str] = default_file) -> list[Obj]:
+    """Replace items with the same apiVersion/kind/namespace/name in place (keeping their annotations),
+    append the others with path/index annotations. An existing item whose content is already what we
+    generate stays the very same object, so it is written back byte-for-byte."""
+    position = {object_key(it): i for i, it in enumerate(items)}
+    out = list(items)
+    next_index: dict[str, int] = {}
+    for it in items:
+        ann = _annotations(it)
+        path = ann.get(ANN_PATH) or ann.get(ANN_LEGACY_PATH)
+        if path:
+            raw = ann.get(ANN_INDEX, ann.get(ANN_LEGACY_INDEX, "0"))
+            idx = int(raw) if str(raw).isdigit() else 0
+            next_index[str(path)] = max(next_index.get(str(path), 0), idx + 1)
+    for obj in generated:
+        key = object_key(obj)
+        at = position.get(key)
+        if at is not None:
+            existing = out[at]
+            merged = _with_annotations(obj, {**_annotations(obj), **_annotations(existing)})
+            if merged != existing:
+                out[at] = merged
+            continue
+        path = file_for(obj, directory)
+        idx = next_index.get(path, 0)
+        next_index[path] = idx + 1
+        out.append(_with_annotations(obj, {**_annotations(obj), ANN_PATH: path, ANN_INDEX: str(idx)}))
+        position[key] = len(out) - 1
+    return out
+
+
+def _annotations(obj: Obj) -> dict[str, Any]:
+    md = obj.get("metadata")
+    ann = md.get("annotations") if isinstance(md, dict) else None
+    return ann if isinstance(ann, dict) else {}
+
+
+def _with_annotations(obj: Obj, annotations: dict[str, Any]) -> Obj:
+    """A shallow copy of ``obj`` whose metadata.annotations is ``annotations`` (metadata key order kept)."""
+    md = dict(obj.get("metadata") or {})
+    if annotations:
+        if "annotations" in md:
+            md["annotations"] = annotations
+        else:  # kube order: name, namespace, labels, annotations, then the rest
+            ordered: Obj = {}
+            for k in ("name", "namespace", "labels"):
+                if k in md:
+                    ordered[k] = md.pop(k)
+            md = {**ordered, "annotations": annotations, **md}
+    out = dict(obj)
+    out["metadata"] = md
+    return out
+
+
+# --- renderer ----------------------------------------------------------------------------------
+
+def _render(rl: ResourceList, config: Config, options: Options) -> tuple[list[Obj], list[Result]]:
+    import dataclasses
+
+    from krm_fn.render import render
+
+    spec = config.spec
+    if options.validate_only and getattr(spec, "mode", None) != "validate":
+        spec = dataclasses.replace(spec, mode="validate")
+    catalog_spec = getattr(spec, "catalog", None)
+    cache: list[Sequence[Obj]] = []
+
+    def catalog_objects() -> Sequence[Obj]:
+        if not cache:
+            cache.append(_catalog_objects(catalog_spec, options.base_dir))
+        return cache[0]
+
+    items, results = render(rl.items, spec, catalog_objects)
+    return items, results
+
+
+def _catalog_objects(catalog_spec: Any, base_dir: Path | None) -> Sequence[Obj]:
+    from krm_fn.catalog import generate, load_builtin_objects
+
+    if catalog_spec is None:
+        return load_builtin_objects()
+    if getattr(catalog_spec, "builtin", None) == "none":
+        return []
+    if getattr(catalog_spec, "path", None) is None:
+        return load_builtin_objects(catalog_spec.builtin or "common-instancetypes")
+    return generate(catalog_spec, base_dir)

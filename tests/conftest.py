@@ -1,0 +1,52 @@
+"""Shared test fixtures: where ../shared lives, and a runner for the installed console script."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def shared_dir() -> Path:
+    """``$KUBEVIRT_KRM_SHARED`` or the repo's sibling ``../shared``."""
+    return Path(os.environ.get("KUBEVIRT_KRM_SHARED", REPO.parent / "shared"))
+
+
+def require_shared(sub: str = "") -> Path:
+    """The shared dir (or a sub path); skip when absent, except in CI where it must exist."""
+    path = shared_dir() / sub
+    if not path.exists():
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"{path} is missing in CI (set KUBEVIRT_KRM_SHARED)")
+        pytest.skip(f"{path} not found: the shared conformance/reference data is not in this clone "
+                    "(set KUBEVIRT_KRM_SHARED to enable these tests)")
+    return path
+
+
+def fn_command() -> list[str]:
+    exe = shutil.which("kubevirt-krm")
+    return [exe] if exe else [sys.executable, "-m", "krm_fn"]
+
+
+def run_fn(args: list[str], stdin: bytes | str = b"", env: dict[str, str] | None = None,
+           cwd: Path | None = None) -> subprocess.CompletedProcess[bytes]:
+    data = stdin.encode() if isinstance(stdin, str) else stdin
+    full_env = {k: v for k, v in os.environ.items() if not k.startswith("KUSTOMIZE_PLUGIN")}
+    full_env.update(env or {})
+    return subprocess.run(fn_command() + args, input=data, capture_output=True, env=full_env, cwd=cwd,
+                          timeout=120)
+
+
+def assert_clean_failure(proc: subprocess.CompletedProcess[bytes], message: str) -> None:
+    """Exit 1, the message on stderr in one line, no traceback anywhere."""
+    err = proc.stderr.decode()
+    assert proc.returncode == 1, (proc.returncode, err)
+    assert message in err, err
+    assert "Traceback" not in err and b"Traceback" not in proc.stdout
+    assert len([line for line in err.splitlines() if line.strip()]) >= 1
