@@ -1,1 +1,75 @@
-"""Compact catalog -> instancetype families and preferences (owned by the catalog work, issue 5)."""
+"""Compact catalog -> instancetype families and preferences (issue 5).
+
+Public API (nothing is loaded or parsed at import time; the heavy modules are imported on first use):
+
+* :func:`generate` -- the ``InstancetypeCatalog`` generator: ``CatalogSpec`` -> objects (plain dicts).
+* :func:`load_builtin_objects` -- every object of a builtin catalog in both scopes (renderer fallback).
+* :func:`load_catalog` / :func:`load_catalog_file` -- the resolved :class:`~krm_fn.catalog.model.Catalog`.
+* :func:`render_docs` -- the Markdown reference of a catalog (``kubevirt-krm catalog docs``).
+* :class:`CatalogError` -- every problem of a catalog, each with file and key path.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from krm_fn.catalog.errors import CatalogError
+from krm_fn.catalog.spec import CatalogSpec, Selection
+
+if TYPE_CHECKING:
+    from krm_fn.catalog.model import Catalog
+    from krm_fn.kube.paths import Obj
+
+__all__ = ["CatalogError", "CatalogSpec", "Selection", "generate", "load_builtin_objects", "load_catalog",
+           "load_catalog_file", "render_docs", "render_readme", "builtin_names"]
+
+
+def generate(spec: CatalogSpec, base_dir: Path | None) -> list[Obj]:
+    """Objects for ``spec`` sorted by (kind, name); ``spec.path`` is resolved under ``base_dir``."""
+    from krm_fn.catalog.emit import check_spec, objects
+    from krm_fn.catalog.load import load_for_spec
+
+    check_spec(spec)
+    return objects(load_for_spec(spec, base_dir), spec)
+
+
+def load_builtin_objects(name: str = "common-instancetypes") -> list[Obj]:
+    """Every instancetype and preference of a builtin catalog, cluster and namespaced kinds, no namespace."""
+    return generate(CatalogSpec(builtin=name), None)
+
+
+def load_catalog(spec: CatalogSpec, base_dir: Path | None = None) -> Catalog:
+    from krm_fn.catalog.load import load_for_spec
+
+    return load_for_spec(spec, base_dir)
+
+
+def load_catalog_file(path: Path, parameters: tuple[str, ...] = ()) -> Catalog:
+    """A catalog file given on the command line (trusted: no containment check)."""
+    from krm_fn.catalog.load import load_file, parse_parameters
+
+    return load_file(path, parse_parameters(parameters))
+
+
+def builtin_names() -> list[str]:
+    from krm_fn.catalog.load import builtin_names as names
+
+    return names()
+
+
+def render_docs(spec_or_catalog: CatalogSpec | Catalog, base_dir: Path | None = None) -> str:
+    """Markdown reference: series tables (name, vCPUs, memory, traits) and preferences with requirements.
+
+    Given a :class:`CatalogSpec`, its include/exclude selection is applied.
+    """
+    from krm_fn.catalog.docs import render
+
+    return render(spec_or_catalog, base_dir)
+
+
+def render_readme() -> str:
+    """``catalog/README.md``: the format overview plus :func:`render_docs` of every builtin catalog."""
+    from krm_fn.catalog.docs import render_readme as readme
+
+    return readme()

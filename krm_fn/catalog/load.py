@@ -1,0 +1,201 @@
+"""Catalog sources (builtin or a user file), parameters, and the whole check -> resolve pass.
+
+All problems of one catalog file are collected and raised together as one :class:`CatalogError`.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from krm_fn.catalog import yamlsrc
+from krm_fn.catalog.check import Checker
+from krm_fn.catalog.errors import CatalogError
+from krm_fn.catalog.instancetypes import build_series, check_ladder
+from krm_fn.catalog.labels import own_labels
+from krm_fn.catalog.model import Catalog, Instancetype, Parameter, Series
+from krm_fn.catalog.preferences import build_preferences
+from krm_fn.catalog.spec import CatalogSpec
+from krm_fn.kube.paths import FieldPath
+
+TOP_KEYS = ("name", "description", "parameters", "labels", "sizes", "series", "components", "preferences")
+DEFAULT_BUILTIN = "common-instancetypes"
+BUILTIN_DIR = Path(__file__).resolve().parent / "builtin"
+_PARAM_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_PARAM_REF = re.compile(r"\$\{([^}]*)\}")
+
+
+def builtin_names() -> list[str]:
+    return sorted(p.stem for p in BUILTIN_DIR.glob("*.yaml"))
+
+
+def load_builtin(name: str = DEFAULT_BUILTIN, parameters: Mapping[str, str] | None = None) -> Catalog:
+    if name not in builtin_names():
+        raise CatalogError([("", ("spec", "builtin"), f"unknown builtin catalog {name!r} "
+                                                      f"(available: {', '.join(builtin_names())})")])
+    path = BUILTIN_DIR / f"{name}.yaml"
+    return load_text(path.read_text(encoding="utf-8"), f"catalog/{name}.yaml", name, parameters)
+
+
+def load_file(path: Path, parameters: Mapping[str, str] | None = None, source: str | None = None) -> Catalog:
+    """A catalog file from a trusted place (the ``catalog docs`` CLI); no containment check."""
+    shown = source if source is not None else str(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise CatalogError([(shown, (), f"cannot read catalog: {exc.strerror if isinstance(exc, OSError) else exc}")]) \
+            from None
+    return load_text(text, shown, path.stem, parameters)
+
+
+def load_for_spec(spec: CatalogSpec, base_dir: Path | None) -> Catalog:
+    """The catalog an ``InstancetypeCatalog`` spec names: ``builtin`` (default) or ``path`` under ``base_dir``."""
+    parameters = parse_parameters(spec.parameters)
+    if spec.builtin is not None and spec.path is not None:
+        raise CatalogError([("", ("spec",), "set either builtin or path, not both")])
+    if spec.path is None:
+        return load_builtin(spec.builtin or DEFAULT_BUILTIN, parameters)
+    return load_file(resolve_path(spec.path, base_dir), parameters, source=spec.path)
+
+
+def resolve_path(given: str, base_dir: Path | None) -> Path:
+    """``given`` relative to ``base_dir``; absolute paths, ``..`` and symlinks leading outside are refused."""
+    def fail(message: str) -> CatalogError:
+        return CatalogError([("", ("spec", "path"), message)])
+
+    if not given:
+        raise fail("must not be empty")
+    pure = PurePosixPath(given.replace("\\", "/"))
+    if pure.is_absolute() or os.path.isabs(given) or re.match(r"^[A-Za-z]:", given):
+        raise fail(f"{given!r} must be relative to the package (kustomization) directory, not absolute")
+    if ".." in pure.parts:
+        raise fail(f"{given!r} must stay inside the package (kustomization) directory; '..' is not allowed")
+    if base_dir is None:
+        raise fail(f"cannot locate {given!r}: no package directory is known for this run")
+    base = base_dir.resolve()
+    target = (base / pure).resolve()
+    if not target.is_relative_to(base):
+        raise fail(f"{given!r} resolves to a file outside the package directory (through a symlink)")
+    if not target.is_file():
+        raise fail(f"catalog file {given!r} not found in the package directory")
+    return target
+
+
+def parse_parameters(items: tuple[str, ...]) -> dict[str, str]:
+    out: dict[str, str] = {}
+    problems: list[tuple[str, FieldPath, str]] = []
+    for i, item in enumerate(items):
+        name, sep, value = item.partition("=")
+        name = name.strip()
+        if not sep or not _PARAM_NAME.match(name):
+            problems.append(("", ("spec", "parameters", i), f"must be name=value, got {item!r}"))
+        elif name in out:
+            problems.append(("", ("spec", "parameters", i), f"parameter {name!r} is given twice"))
+        else:
+            out[name] = value
+    if problems:
+        raise CatalogError(problems)
+    return out
+
+
+def load_text(text: str, source: str, default_name: str, parameters: Mapping[str, str] | None = None) -> Catalog:
+    data, parse_problems = yamlsrc.load(text)
+    if parse_problems:
+        raise CatalogError([(source, path, message) for path, message in parse_problems])
+    c = Checker()
+    top = c.mapping(data, (), TOP_KEYS)
+    if top is None:
+        raise CatalogError([(source, path, message) for path, message in c.problems])
+    params = _parameters(c, top.get("parameters"))
+    values = _parameter_values(params, parameters or {}, source)
+    top = {k: (v if k == "parameters" else _substitute(c, v, (k,), values)) for k, v in top.items()}
+    if c.problems:  # unresolved ${...} would only cascade into follow-up errors
+        raise CatalogError([(source, path, message) for path, message in c.problems])
+
+    name = c.string(top["name"], ("name",)) if "name" in top else default_name
+    description = c.string(top["description"], ("description",)) if "description" in top else ""
+    common_labels = own_labels(c, top.get("labels"), ("labels",)) or {}
+    ladder, broken = check_ladder(c, top.get("sizes"))
+    series: list[Series] = []
+    instancetypes: list[Instancetype] = []
+    for key, raw in (c.named_mapping(top.get("series"), ("series",), "series") or {}).items():
+        built = build_series(c, key, raw, ladder, broken, common_labels)
+        if built is not None:
+            series.append(built[0])
+            instancetypes.extend(built[1])
+    components = c.named_mapping(top.get("components"), ("components",), "component") or {}
+    preferences_raw = c.named_mapping(top.get("preferences"), ("preferences",), "preference") or {}
+    preferences = build_preferences(c, components, preferences_raw, common_labels)
+    _unique_names(c, instancetypes)
+    if c.problems:
+        raise CatalogError([(source, path, message) for path, message in c.problems])
+    return Catalog(name or default_name, source, description or "", tuple(params.values()), tuple(series),
+                   tuple(instancetypes), tuple(preferences))
+
+
+def _unique_names(c: Checker, instancetypes: list[Instancetype]) -> None:
+    seen: dict[str, str] = {}
+    for it in instancetypes:
+        if it.name in seen and seen[it.name] != it.series.key:
+            c.add(("series", it.series.key), f"instancetype {it.name!r} is also generated by series "
+                                             f"{seen[it.name]!r}")
+        seen.setdefault(it.name, it.series.key)
+
+
+def _parameters(c: Checker, raw: Any) -> dict[str, Parameter]:
+    out: dict[str, Parameter] = {}
+    for name, entry in (c.named_mapping(raw, ("parameters",), "parameter") or {}).items():
+        path: FieldPath = ("parameters", name)
+        if not _PARAM_NAME.match(name):
+            c.add(path, "a parameter name must be letters, digits and '_'")
+            continue
+        m = c.mapping(entry, path, ("default", "description"))
+        if m is None:
+            continue
+        default = c.string(m["default"], (*path, "default")) if "default" in m else None
+        description = c.string(m["description"], (*path, "description")) if "description" in m else None
+        out[name] = Parameter(name, default, description or "")
+    return out
+
+
+def _parameter_values(params: dict[str, Parameter], given: Mapping[str, str], source: str) -> dict[str, str]:
+    problems: list[tuple[str, FieldPath, str]] = []
+    for name in given:
+        if name not in params:
+            known = ", ".join(params) or "none"
+            problems.append(("", ("spec", "parameters"), f"catalog {source} has no parameter {name!r} "
+                                                         f"(parameters: {known})"))
+    values: dict[str, str] = {}
+    for name, param in params.items():
+        if name in given:
+            values[name] = given[name]
+        elif param.default is not None:
+            values[name] = param.default
+        else:
+            problems.append((source, ("parameters", name), "has no default; set it with spec.parameters "
+                                                           f"({name}=...)"))
+    if problems:
+        raise CatalogError(problems)
+    return values
+
+
+def _substitute(c: Checker, value: Any, path: FieldPath, values: Mapping[str, str]) -> Any:
+    """``${name}`` -> the parameter value, in every string below ``value`` (keys are left alone)."""
+    if isinstance(value, str):
+        if "${" not in value:
+            return value
+
+        def repl(m: re.Match[str]) -> str:
+            if m.group(1) in values:
+                return values[m.group(1)]
+            c.add(path, f"unknown parameter ${{{m.group(1)}}} (parameters: {', '.join(values) or 'none'})")
+            return m.group(0)
+        return _PARAM_REF.sub(repl, value)
+    if isinstance(value, dict):
+        return {k: _substitute(c, v, (*path, str(k)), values) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_substitute(c, v, (*path, i), values) for i, v in enumerate(value)]
+    return value

@@ -1,0 +1,87 @@
+"""The resolved catalog: everything ``generate`` and ``render_docs`` need, nothing left to derive."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from krm_fn.kube.paths import Obj
+
+
+@dataclass(frozen=True, slots=True)
+class Parameter:
+    name: str
+    default: str | None
+    description: str
+
+
+@dataclass(frozen=True, slots=True)
+class Series:
+    key: str                    # "cx"
+    name: str                   # "cx1" (key + version)
+    version: str | None
+    klass: str | None           # instancetype.kubevirt.io/class
+    display_name: str | None
+    description: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Instancetype:
+    name: str                   # "cx1.large1gi"
+    series: Series
+    size: str                   # "large1gi"
+    cpu: int
+    memory: str
+    labels: dict[str, str]      # derived + catalog labels (sorted); the version label is added by generate
+    annotations: dict[str, str]
+    spec: Obj                   # keys sorted recursively; copied on emit
+
+
+@dataclass(frozen=True, slots=True)
+class Preference:
+    name: str
+    display_name: str | None
+    components: tuple[str, ...]  # every component applied, in order (for docs)
+    labels: dict[str, str]
+    annotations: dict[str, str]
+    spec: Obj
+
+
+@dataclass(frozen=True, slots=True)
+class Catalog:
+    name: str
+    source: str                 # the file as shown in messages ("catalog/classic.yaml")
+    description: str
+    parameters: tuple[Parameter, ...]
+    series: tuple[Series, ...]
+    instancetypes: tuple[Instancetype, ...]  # in catalog order: series order, then size order
+    preferences: tuple[Preference, ...]      # in catalog order
+
+
+def deep_merge(base: Obj, over: Obj) -> Obj:
+    """A new mapping: ``over`` laid onto ``base``; mappings merge, anything else is replaced (copied)."""
+    out = {k: copy_tree(v) for k, v in base.items()}
+    for key, value in over.items():
+        if isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = deep_merge(out[key], value)
+        else:
+            out[key] = copy_tree(value)
+    return out
+
+
+def copy_tree(value: Any) -> Any:
+    """Deep copy of JSON-like data (dicts, lists, scalars), far cheaper than ``copy.deepcopy``."""
+    if isinstance(value, dict):
+        return {k: copy_tree(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [copy_tree(v) for v in value]
+    return value
+
+
+def sorted_tree(value: Any) -> Any:
+    """A copy with mapping keys sorted at every level (the key order of the common-instancetypes bundles)."""
+    if isinstance(value, dict):
+        return {k: sorted_tree(value[k]) for k in sorted(value)}
+    if isinstance(value, list):
+        return [sorted_tree(v) for v in value]
+    return value

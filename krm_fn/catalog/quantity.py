@@ -1,0 +1,48 @@
+"""Kubernetes resource quantities, just enough for memory sizes: parse, compare, multiply, format."""
+
+from __future__ import annotations
+
+import re
+from fractions import Fraction
+
+_BINARY = {"Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40, "Pi": 2**50, "Ei": 2**60}
+_DECIMAL = {"k": 10**3, "M": 10**6, "G": 10**9, "T": 10**12, "P": 10**15, "E": 10**18}
+_RE = re.compile(r"^([0-9]+(?:\.[0-9]+)?)(Ki|Mi|Gi|Ti|Pi|Ei|k|M|G|T|P|E)?$")
+
+
+def parse(text: str) -> Fraction | None:
+    """Bytes as an exact fraction, or ``None`` when ``text`` is not a (non-negative, memory-style) quantity."""
+    m = _RE.match(text)
+    if not m:
+        return None
+    number, suffix = m.groups()
+    factor = _BINARY.get(suffix or "") or _DECIMAL.get(suffix or "") or 1
+    return Fraction(number) * factor
+
+
+def bytes_of(text: str) -> Fraction:
+    """Like :func:`parse` for a quantity already known to be valid; ``ValueError`` otherwise."""
+    value = parse(text)
+    if value is None:
+        raise ValueError(f"not a quantity: {text!r}")
+    return value
+
+
+def is_binary(text: str) -> bool:
+    return text.endswith("i")
+
+
+def scale(text: str, factor: int) -> str:
+    """``scale("2Gi", 4) == "8Gi"``; the result is canonical in the same family (binary or decimal)."""
+    return canonical(bytes_of(text) * factor, binary=is_binary(text))
+
+
+def canonical(value: Fraction, *, binary: bool) -> str:
+    """The shortest exact form with the largest suffix of one family: ``2**31`` -> ``2Gi``, ``1536Mi`` stays."""
+    if value.denominator != 1:
+        raise ValueError(f"{value} bytes is not a whole number of bytes")
+    units = _BINARY if binary else _DECIMAL
+    for suffix, factor in reversed(units.items()):
+        if value % factor == 0 and value >= factor:
+            return f"{value // factor}{suffix}"
+    return str(value.numerator)
