@@ -68,7 +68,7 @@ def _write(stream: IO[bytes], data: bytes) -> None:
     except BrokenPipeError:
         # the reader went away: exit quietly, non-zero, without a traceback
         try:
-            sys.stdout = None  # type: ignore[assignment]
+            sys.stdout = None
         finally:
             os._exit(141)
 
@@ -173,7 +173,7 @@ def _run_stream(config_text: str, base: Path | None, inputs: list[str], stdin: b
         if len(docs) != 1 or not isinstance(docs[0], dict):
             raise InputError(f"the config file must hold exactly one object, found {len(docs)} documents")
         texts = [decode(stdin)] if not inputs else [_read_input(p) for p in inputs]
-        rl = parse_stream("\n---\n".join(t for t in texts if t.strip()) if len(texts) > 1 else (texts[0] if texts else ""))
+        rl = parse_stream(_join_documents(texts))
         rl.function_config = docs[0]
         items, results = run(rl, Options(base_dir=base or Path.cwd(), validate_only=validate))
     except InputError as exc:
@@ -183,6 +183,11 @@ def _run_stream(config_text: str, base: Path | None, inputs: list[str], stdin: b
     if code == 0:
         _write(sys.stdout.buffer, dump_stream(rl, items).encode("utf-8"))
     return code
+
+
+def _join_documents(texts: list[str]) -> str:
+    """Several YAML streams as one (each ends with a newline before the next ``---``)."""
+    return "---\n".join(t if t.endswith("\n") else t + "\n" for t in texts if t.strip())
 
 
 def _read_input(spec: str) -> str:
@@ -195,7 +200,7 @@ def _read_input(spec: str) -> str:
     if path.is_dir():
         files = sorted(p for p in path.rglob("*") if p.suffix in (".yaml", ".yml") and p.is_file()
                        and not any(part.startswith(".") for part in p.relative_to(path).parts))
-        return "\n---\n".join(decode(p.read_bytes()) for p in files)
+        return _join_documents([decode(p.read_bytes()) for p in files])
     try:
         return decode(path.read_bytes())
     except OSError as exc:
@@ -203,17 +208,16 @@ def _read_input(spec: str) -> str:
 
 
 def _catalog_docs(args: list[str]) -> int:
-    from krm_fn.catalog import render_docs  # type: ignore[attr-defined]
-    from krm_fn.catalog.spec import CatalogSpec
+    from krm_fn.catalog import CatalogSpec, load_catalog_file, render_docs, render_readme
 
-    spec = CatalogSpec()
-    if args[:1] == ["--builtin"] and len(args) == 2:
-        spec = CatalogSpec(builtin=args[1])
-    elif args[:1] == ["--path"] and len(args) == 2:
-        spec = CatalogSpec(path=args[1])
-    elif args:
+    if not args:
+        sys.stdout.write(render_readme())
+    elif args[0] == "--builtin" and len(args) == 2:
+        sys.stdout.write(render_docs(CatalogSpec(builtin=args[1])))
+    elif args[0] == "--path" and len(args) == 2:
+        sys.stdout.write(render_docs(load_catalog_file(Path(args[1]))))
+    else:
         _die("usage: kubevirt-krm catalog docs [--builtin NAME | --path FILE]", 2)
-    sys.stdout.write(render_docs(spec, Path.cwd()))
     return 0
 
 

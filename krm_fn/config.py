@@ -189,7 +189,7 @@ def _convert(tp: Any, value: Any, path: str, problems: Problems, flat: bool) -> 
         for i in bad:
             problems.append((f"{path}[{i}]", f"must be a string, got {_type_name(value[i])}"))
         return tuple(value), not bad
-    if dataclasses.is_dataclass(tp):
+    if isinstance(tp, type) and dataclasses.is_dataclass(tp):
         if value is None:
             return tp(), True
         if not isinstance(value, dict):

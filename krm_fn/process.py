@@ -65,7 +65,10 @@ def run(rl: ResourceList, options: Options) -> tuple[list[Obj], list[Result]]:
 def _config_result(fn_config: Obj | None, path: str, message: str) -> Result:
     ref = ResourceRef.of(fn_config) if isinstance(fn_config, dict) and fn_config.get("kind") else None
     file = FileRef.of(fn_config) if isinstance(fn_config, dict) else None
-    return Result(f"functionConfig: {message}", "error", ref, path or None, file=file)
+    text = f"{path}: {message}" if path else message
+    if ref is None:
+        text = f"functionConfig: {text}"
+    return Result(text, "error", ref, path or None, file=file)
 
 
 # --- generator ---------------------------------------------------------------------------------

@@ -20,7 +20,8 @@ class ResourceRef:
 
     @staticmethod
     def of(obj: Obj) -> ResourceRef:
-        md = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
+        raw_md = obj.get("metadata")
+        md: Obj = raw_md if isinstance(raw_md, dict) else {}
         ns = md.get("namespace")
         return ResourceRef(
             api_version=str(obj.get("apiVersion", "")),
@@ -108,7 +109,7 @@ class Result:
             parts.append(f"{ref.kind} {ref.namespace + '/' if ref.namespace else ''}{ref.name}")
         if self.file is not None:
             parts.append(f"({self.file.path})")
-        if self.field_path:
+        if self.field_path and not self.message.startswith(self.field_path):
             parts.append(f"{self.field_path}:")
         elif len(parts) > 1:
             parts[-1] += ":"

@@ -51,7 +51,7 @@ class Document:
     spans: dict[int, tuple[int, int, int]] = field(default_factory=dict)
 
 
-class _EventParser(_Parser):  # type: ignore[misc, valid-type]
+class _EventParser(_Parser):  # type: ignore[misc,unused-ignore]
     """libyaml's parser, used only for its events. Resolution happens in :func:`_scalar`."""
 
     def resolve(self, kind: Any, value: Any, implicit: Any) -> str:  # pragma: no cover - not used by events
@@ -188,7 +188,7 @@ def load_documents(text: str, *, track: str | None = None) -> list[Document]:
 
     try:
         while True:
-            event = get_event()
+            event: Any = get_event()
             cls = type(event)
             if cls is ev.ScalarEvent:
                 if stack and type(stack[-1][0]) is list and stack[-1][4]:
@@ -214,7 +214,7 @@ def load_documents(text: str, *, track: str | None = None) -> list[Document]:
                     not is_map and track == "items" and len(stack) == 1
                     and type(stack[0][0]) is dict and stack[0][1] == "items"
                 )
-                container = {} if is_map else []
+                container: dict[str, Any] | list[Any] = {} if is_map else []
                 if event.anchor is not None:
                     anchors[event.anchor] = container  # visible to (recursive) aliases inside it
                 stack.append([container, _no_key, event.anchor, event, track_children, None, False, None])

@@ -1,0 +1,127 @@
+"""The console script end to end (subprocess): modes, exit codes, one-line errors, no tracebacks."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from tests.conftest import assert_clean_failure, run_fn
+
+CM = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\ndata:\n  flag: 'yes'\n"
+RL = f"apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n- apiVersion: v1\n  kind: ConfigMap\n" \
+     f"  metadata:\n    name: cm\n  data:\n    flag: 'yes'\n"
+
+
+def test_help_and_version() -> None:
+    proc = run_fn(["--help"])
+    assert proc.returncode == 0 and b"usage: kubevirt-krm" in proc.stdout and b"VirtualMachineRenderer" in proc.stdout
+    proc = run_fn(["--version"])
+    assert proc.returncode == 0 and proc.stdout.startswith(b"kubevirt-krm ")
+
+
+def test_krm_mode_passes_unowned_items_through_unchanged() -> None:
+    proc = run_fn([], RL)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.decode() == RL
+
+
+def test_krm_mode_output_is_deterministic() -> None:
+    assert run_fn([], RL).stdout == run_fn([], RL).stdout
+
+
+@pytest.mark.reliability
+@pytest.mark.parametrize(("stdin", "message"), [
+    (b"", "empty input"),
+    (b"   \n", "empty input"),
+    (b"kind: ResourceList\nitems: [\n", "malformed YAML"),
+    (b"kind: ResourceList\nitems: 5\n", "items must be a list"),
+    (b"kind: ResourceList\nitems:\n- just a string\n", "must be a mapping"),
+    (b"kind: ResourceList\nitems:\n- {kind: X, metadata: {name: a}}\n", "missing or empty apiVersion"),
+    (b"kind: ResourceList\nitems:\n- {apiVersion: v1, kind: X, metadata: {}}\n", "metadata.name"),
+    (b"kind: ResourceList\nitems:\n- {apiVersion: v1, kind: X, metadata: {name: a, name: b}}\n", "duplicate mapping key"),
+    (b"kind: ResourceList\nitems:\n- !!python/object/apply:os.system [echo pwned]\n", "unsupported YAML tag"),
+    (b"kind: ResourceList\n---\nkind: ResourceList\n", "expected one ResourceList document"),
+    (b"kind: ResourceList\nitems:\n- \xff\xfe\n", "not valid UTF-8"),
+    (b"kind: ResourceList\nitems: " + b"[" * 50000 + b"]" * 50000 + b"\n", "nested deeper"),
+])
+def test_bad_input_is_one_line_exit_1_no_stdout(stdin: bytes, message: str) -> None:
+    proc = run_fn([], stdin)
+    assert_clean_failure(proc, message)
+    assert proc.stdout == b""
+    assert len(proc.stderr.decode().strip().splitlines()) == 1
+
+
+@pytest.mark.reliability
+def test_not_a_resource_list_without_plugin_config() -> None:
+    assert_clean_failure(run_fn([], CM), "expected kind ResourceList")
+
+
+def test_config_errors_are_results_and_exit_1() -> None:
+    rl = RL + "functionConfig:\n  apiVersion: kubevirt-krm.dev/v1alpha1\n  kind: VirtualMachineRenderer\n" \
+              "  metadata:\n    name: r\n  spec:\n    mode: sideways\n    bogus: 1\n"
+    proc = run_fn([], rl)
+    assert proc.returncode == 1
+    out = yaml.safe_load(proc.stdout)
+    assert out["items"][0]["data"] == {"flag": "yes"}
+    messages = {r["field"]["path"]: r["message"] for r in out["results"]}
+    assert set(messages) == {"spec.mode", "spec.bogus"}
+    assert all(r["severity"] == "error" and r["resourceRef"]["name"] == "r" for r in out["results"])
+    err = proc.stderr.decode().strip().splitlines()
+    assert len(err) == 2 and all(line.startswith("error: VirtualMachineRenderer r") for line in err)
+    assert "Traceback" not in proc.stderr.decode()
+
+
+def test_unknown_config_kind() -> None:
+    rl = RL + "functionConfig:\n  apiVersion: kubevirt-krm.dev/v1alpha1\n  kind: Nope\n  metadata:\n    name: n\n"
+    proc = run_fn([], rl)
+    assert proc.returncode == 1 and b"kind 'Nope' is not supported" in proc.stderr
+
+
+def test_stream_mode_reads_files_and_dirs(tmp_path: Path) -> None:
+    cfg = tmp_path / "cfg.yaml"
+    cfg.write_text("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: function-input\ndata:\n  mode: validate\n")
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "a.yaml").write_text(CM)
+    (tmp_path / "in" / "b.yml").write_text(CM.replace("name: cm", "name: cm2"))
+    proc = run_fn([str(cfg), str(tmp_path / "in")])
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.decode() == CM + "---\n" + CM.replace("name: cm", "name: cm2")
+
+
+def test_stream_mode_reads_stdin_with_dash(tmp_path: Path) -> None:
+    cfg = tmp_path / "cfg.yaml"
+    cfg.write_text("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\ndata: {}\n")
+    proc = run_fn([str(cfg), "-"], CM)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.decode() == CM
+
+
+def test_legacy_plugin_mode_config_from_env_only() -> None:
+    cfg = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\ndata:\n  mode: validate\n"
+    proc = run_fn([], CM, env={"KUSTOMIZE_PLUGIN_CONFIG_STRING": cfg})
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.decode() == CM
+
+
+def test_resource_list_on_stdin_wins_over_leaked_plugin_env() -> None:
+    proc = run_fn([], RL, env={"KUSTOMIZE_PLUGIN_CONFIG_STRING": "kind: Broken"})
+    assert proc.returncode == 0 and proc.stdout.decode() == RL
+
+
+@pytest.mark.reliability
+def test_stream_mode_errors(tmp_path: Path) -> None:
+    assert_clean_failure(run_fn([str(tmp_path / "missing.yaml"), "-"]), "cannot read config file")
+    cfg = tmp_path / "cfg.yaml"
+    cfg.write_text("apiVersion: kubevirt-krm.dev/v1alpha1\nkind: VirtualMachineRenderer\nmetadata:\n  name: r\n"
+                   "spec:\n  mode: 3\n")
+    proc = run_fn([str(cfg), "-"], CM)
+    assert_clean_failure(proc, "spec.mode")
+    assert proc.stdout == b""  # nothing a pipeline could mistake for success
+    assert_clean_failure(run_fn([str(cfg), str(tmp_path / "nope.yaml")]), "cannot read")
+
+
+def test_unknown_option() -> None:
+    proc = run_fn(["--frobnicate"])
+    assert proc.returncode == 2 and b"unknown option --frobnicate" in proc.stderr
