@@ -1,0 +1,101 @@
+"""Objects the renderer looks up, indexed once per render call (no scan per VM).
+
+Keys are ``(kind, namespace, name)``; cluster-scoped kinds use namespace ``""``. An object without a
+namespace is taken to be in ``default``, like the API server would place it. ``List`` / ``ResourceList``
+wrappers are looked through.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, Final
+
+from krm_fn.kube.api import (
+    CLUSTER_SCOPED_KINDS,
+    INSTANCETYPE_GROUP,
+    KIND_CONTROLLER_REVISION,
+    KIND_VM,
+)
+from krm_fn.kube.paths import Obj
+
+DEFAULT_NAMESPACE: Final = "default"
+KIND_PVC: Final = "PersistentVolumeClaim"
+KIND_DATA_VOLUME: Final = "DataVolume"
+KIND_DATA_SOURCE: Final = "DataSource"
+KIND_VOLUME_SNAPSHOT: Final = "VolumeSnapshot"
+WRAPPER_KINDS: Final = frozenset({"List", "ResourceList"})
+
+# kind -> API group the object must belong to ("" = core)
+INDEXED_KINDS: Final[dict[str, str]] = {
+    "VirtualMachineInstancetype": INSTANCETYPE_GROUP,
+    "VirtualMachineClusterInstancetype": INSTANCETYPE_GROUP,
+    "VirtualMachinePreference": INSTANCETYPE_GROUP,
+    "VirtualMachineClusterPreference": INSTANCETYPE_GROUP,
+    KIND_CONTROLLER_REVISION: "apps",
+    KIND_PVC: "",
+    KIND_DATA_VOLUME: "cdi.kubevirt.io",
+    KIND_DATA_SOURCE: "cdi.kubevirt.io",
+    KIND_VOLUME_SNAPSHOT: "snapshot.storage.k8s.io",
+}
+
+Key = tuple[str, str, str]
+
+
+def namespace_of(obj: Obj) -> str:
+    md = obj.get("metadata")
+    ns = md.get("namespace") if isinstance(md, dict) else None
+    return str(ns) if ns else DEFAULT_NAMESPACE
+
+
+def name_of(obj: Obj) -> str:
+    md = obj.get("metadata")
+    name = md.get("name") if isinstance(md, dict) else None
+    return str(name) if name is not None else ""
+
+
+def _group(api_version: Any) -> str:
+    text = str(api_version or "")
+    return text.rsplit("/", 1)[0] if "/" in text else ""
+
+
+def iter_objects(items: Iterable[Any]) -> Iterable[Obj]:
+    """Items with ``List``/``ResourceList`` wrappers flattened (recursively)."""
+    for item in items:
+        if not isinstance(item, dict):
+            continue
+        if item.get("kind") in WRAPPER_KINDS and isinstance(item.get("items"), list):
+            yield from iter_objects(item["items"])
+        else:
+            yield item
+
+
+class Index:
+    """Lookup tables over the ResourceList items, with the catalog as a lazily loaded fallback."""
+
+    def __init__(self, items: Sequence[Any], fallback: Callable[[], Sequence[Obj]] | None = None) -> None:
+        self._table: dict[Key, Obj] = {}
+        self._add(items)
+        self._fallback = fallback
+        self._fallback_index: Index | None = None
+
+    def _add(self, items: Sequence[Any]) -> None:
+        table = self._table
+        for obj in iter_objects(items):
+            kind = obj.get("kind")
+            if not isinstance(kind, str) or kind == KIND_VM:
+                continue
+            group = INDEXED_KINDS.get(kind)
+            if group is None or _group(obj.get("apiVersion")) != group:
+                continue
+            ns = "" if kind in CLUSTER_SCOPED_KINDS else namespace_of(obj)
+            table.setdefault((kind, ns, name_of(obj)), obj)
+
+    def get(self, kind: str, namespace: str, name: str, *, fallback: bool = False) -> Obj | None:
+        """The object, or ``None``; ``fallback`` also consults the catalog (loaded on first use)."""
+        ns = "" if kind in CLUSTER_SCOPED_KINDS else (namespace or DEFAULT_NAMESPACE)
+        obj = self._table.get((kind, ns, name))
+        if obj is None and fallback and self._fallback is not None:
+            if self._fallback_index is None:
+                self._fallback_index = Index(list(self._fallback()))
+            obj = self._fallback_index.get(kind, namespace, name)
+        return obj

@@ -1,0 +1,1 @@
+"""Preferences: applied only where the VM left a value unset (``pkg/instancetype/preference``)."""

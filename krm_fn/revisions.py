@@ -1,0 +1,156 @@
+"""ControllerRevisions as KubeVirt's VM controller stores them (``pkg/instancetype/revision/store.go``
+``CreateControllerRevision``, ``GenerateName``).
+
+The revision embeds the whole object (``apiVersion``/``kind`` set; labels, annotations, finalizers,
+ownerReferences and managedFields removed), as a Go round trip of the v1beta1 type writes it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from typing import Any, Final
+
+from krm_fn.kube.api import (
+    CONTROLLER_REVISION_API_VERSION,
+    INSTANCETYPE_API_VERSION,
+    INSTANCETYPE_VERSION,
+    KIND_CONTROLLER_REVISION,
+    KIND_VM,
+    VM_API_VERSION,
+)
+from krm_fn.kube.paths import Obj, copy_json
+from krm_fn.schema import encode_object
+
+LABEL_OBJECT_GENERATION: Final = "instancetype.kubevirt.io/object-generation"
+LABEL_OBJECT_KIND: Final = "instancetype.kubevirt.io/object-kind"
+LABEL_OBJECT_NAME: Final = "instancetype.kubevirt.io/object-name"
+LABEL_OBJECT_UID: Final = "instancetype.kubevirt.io/object-uid"
+LABEL_OBJECT_VERSION: Final = "instancetype.kubevirt.io/object-version"
+STRIPPED_METADATA: Final = ("labels", "annotations", "finalizers", "ownerReferences", "managedFields")
+
+
+def revision_name(vm_name: str, obj_name: str, uid: str, generation: Any) -> str:
+    """``<vm>-<object>-v1beta1-<object uid>-<object generation>``."""
+    return f"{vm_name}-{obj_name}-{INSTANCETYPE_VERSION}-{uid}-{int(generation or 0)}"
+
+
+def revision_data(obj: Obj, kind: str) -> Obj:
+    """The embedded object: typed, ``apiVersion``/``kind`` set, labels etc. removed."""
+    metadata = {k: v for k, v in (obj.get("metadata") or {}).items() if k not in STRIPPED_METADATA}
+    data: Obj = {"apiVersion": INSTANCETYPE_API_VERSION, "kind": kind, "metadata": metadata}
+    data.update((k, v) for k, v in obj.items() if k not in ("apiVersion", "kind", "metadata"))
+    return encode_object(data, "v1beta1." + kind)  # the Go round trip returns new containers
+
+
+def build_revision(vm: Obj, obj: Obj, kind: str) -> Obj:
+    """The ControllerRevision for ``obj`` (an instancetype or preference) owned by ``vm``.
+
+    ``ownerReferences`` (the in-cluster part) only when the VM has a ``metadata.uid``.
+    """
+    vm_meta = vm.get("metadata") or {}
+    obj_meta = obj.get("metadata") or {}
+    uid = str(obj_meta.get("uid") or "")
+    generation = obj_meta.get("generation") or 0
+    metadata: Obj = {
+        "name": revision_name(str(vm_meta.get("name") or ""), str(obj_meta.get("name") or ""), uid, generation),
+    }
+    if vm_meta.get("namespace"):
+        metadata["namespace"] = vm_meta["namespace"]
+    metadata["labels"] = {
+        LABEL_OBJECT_GENERATION: str(int(generation)),
+        LABEL_OBJECT_KIND: kind,
+        LABEL_OBJECT_NAME: str(obj_meta.get("name") or ""),
+        LABEL_OBJECT_UID: uid,
+        LABEL_OBJECT_VERSION: INSTANCETYPE_VERSION,
+    }
+    if vm_meta.get("uid"):
+        metadata["ownerReferences"] = [{
+            "apiVersion": VM_API_VERSION,
+            "blockOwnerDeletion": True,
+            "controller": True,
+            "kind": KIND_VM,
+            "name": vm_meta.get("name"),
+            "uid": vm_meta["uid"],
+        }]
+    return {
+        "apiVersion": CONTROLLER_REVISION_API_VERSION,
+        "kind": KIND_CONTROLLER_REVISION,
+        "metadata": metadata,
+        "data": revision_data(obj, kind),
+        "revision": 0,
+    }
+
+
+# --- pinning (the renderer's ``revisions`` mode) ------------------------------------------------------
+MAX_NAME_LENGTH: Final = 253  # a DNS subdomain
+DIGEST_LENGTH: Final = 16
+
+
+def _digest(value: Any, length: int = DIGEST_LENGTH) -> str:
+    text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:length]
+
+
+@dataclass(frozen=True, slots=True)
+class PinnedContent:
+    """What a pinned revision embeds, computed once per object and render."""
+
+    data: Obj
+    digest: str
+    generation: int
+
+    @staticmethod
+    def of(obj: Obj, kind: str) -> PinnedContent:
+        data = revision_data(obj, kind)
+        generation = int((obj.get("metadata") or {}).get("generation") or 1)
+        return PinnedContent(data, _digest(data), generation)
+
+
+def pinned_name(prefix: str, content: PinnedContent) -> str:
+    """``<prefix>-v1beta1-<content digest>-<generation>``, cut to a valid length without collisions: a long
+    prefix is truncated and a digest of the whole prefix appended."""
+    suffix = f"-{INSTANCETYPE_VERSION}-{content.digest}-{content.generation}"
+    if len(prefix) + len(suffix) > MAX_NAME_LENGTH:
+        keep = MAX_NAME_LENGTH - len(suffix) - 9
+        prefix = prefix[:keep].rstrip("-.") + "-" + _digest(prefix, 8)
+    return prefix + suffix
+
+
+def build_pinned_revision(vm: Obj, obj: Obj, kind: str, shared: bool,
+                          content: PinnedContent | None = None) -> Obj:
+    """A ControllerRevision for a VM rendered offline: content-addressed name, no ownerReferences (the VM's
+    uid is unknown), ``object-uid`` only when the object has one, the VM's namespace (if any)."""
+    vm_meta = vm.get("metadata") or {}
+    obj_meta = obj.get("metadata") or {}
+    if content is None:
+        content = PinnedContent.of(obj, kind)
+    data = copy_json(content.data)
+    generation = content.generation
+    obj_name = str(obj_meta.get("name") or "")
+    prefix = obj_name if shared else f"{vm_meta.get('name') or ''}-{obj_name}"
+    metadata: Obj = {"name": pinned_name(prefix, content)}
+    if vm_meta.get("namespace"):
+        metadata["namespace"] = vm_meta["namespace"]
+    labels = {
+        LABEL_OBJECT_GENERATION: str(generation),
+        LABEL_OBJECT_KIND: kind,
+        LABEL_OBJECT_NAME: obj_name,
+    }
+    if obj_meta.get("uid"):
+        labels[LABEL_OBJECT_UID] = str(obj_meta["uid"])
+    labels[LABEL_OBJECT_VERSION] = INSTANCETYPE_VERSION
+    metadata["labels"] = labels
+    return {
+        "apiVersion": CONTROLLER_REVISION_API_VERSION,
+        "kind": KIND_CONTROLLER_REVISION,
+        "metadata": metadata,
+        "data": data,
+        "revision": 0,
+    }
+
+
+def same_content(a: Obj, b: Obj) -> bool:
+    """KubeVirt compares revisions by their decoded ``spec`` only (``revision/compare.go``)."""
+    return (a.get("data") or {}).get("spec") == (b.get("data") or {}).get("spec")

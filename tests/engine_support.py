@@ -1,0 +1,242 @@
+"""Shared helpers for running the conformance corpus (``shared/conformance``) against the engine.
+
+Used by ``tests/test_conformance.py`` (engine API) and meant to be reused by a variant that goes through
+the real entry point (``krm_fn.process.process``): everything here works on plain lists of objects.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from krm_fn.expand import STAGE_PREFIX
+from krm_fn.kube.paths import Obj
+from krm_fn.results import Result
+from krm_fn.schema import encode_object
+
+KPT_ANNOTATION_PREFIXES = ("internal.config.kubernetes.io/", "config.kubernetes.io/")
+KPT_ANNOTATIONS = ("kustomize.config.k8s.io/id",)
+WRAPPERS = ("List", "ResourceList")
+
+
+def shared_dir() -> Path:
+    """``$KUBEVIRT_KRM_SHARED`` or the repository's sibling ``shared/``."""
+    env = os.environ.get("KUBEVIRT_KRM_SHARED")
+    if env:
+        return Path(env)
+    return Path(__file__).resolve().parents[1].parent / "shared"
+
+
+def conformance_dir() -> Path:
+    return shared_dir() / "conformance"
+
+
+@dataclass(frozen=True)
+class Case:
+    name: str
+    path: Path
+    documents: list[Any]
+    expected: list[dict[str, Any]]
+
+    @property
+    def items(self) -> list[Obj]:
+        return list(flatten(self.documents))
+
+    @property
+    def vms(self) -> list[Obj]:
+        return [o for o in self.items if o.get("kind") == "VirtualMachine"]
+
+
+def case_dirs() -> list[Path]:
+    root = conformance_dir() / "cases"
+    if not root.is_dir():
+        return []
+    return sorted(p for p in root.iterdir() if (p / "input.yaml").is_file())
+
+
+def load_case(path: Path) -> Case:
+    with open(path / "input.yaml", encoding="utf-8") as f:
+        docs = [d for d in yaml.safe_load_all(f) if d is not None]
+    with open(path / "expected.yaml", encoding="utf-8") as f:
+        expected = yaml.safe_load(f) or []
+    return Case(path.name, path, docs, expected)
+
+
+def flatten(docs: Iterable[Any]) -> Iterator[Obj]:
+    """Documents with ``List`` / ``ResourceList`` wrappers replaced by their items."""
+    for doc in docs:
+        if isinstance(doc, dict) and doc.get("kind") in WRAPPERS and isinstance(doc.get("items"), list):
+            yield from flatten(doc["items"])
+        elif isinstance(doc, dict):
+            yield doc
+
+
+def strip_kpt_annotations(obj: Obj) -> Obj:
+    """A copy of ``obj`` without kpt/kustomize bookkeeping annotations (conformance expectations have none)."""
+    md = obj.get("metadata")
+    if not isinstance(md, dict) or not isinstance(md.get("annotations"), dict):
+        return obj
+    ann = {k: v for k, v in md["annotations"].items()
+           if not k.startswith(KPT_ANNOTATION_PREFIXES) and k not in KPT_ANNOTATIONS}
+    md = {**md, "annotations": ann} if ann else {k: v for k, v in md.items() if k != "annotations"}
+    return {**obj, "metadata": md}
+
+
+def diff_paths(expected: Any, actual: Any, path: str = "") -> list[str]:
+    """Field paths where two JSON-like values differ (``spec.template.spec.domain.cpu.cores: 1 != 2``)."""
+    if isinstance(expected, dict) and isinstance(actual, dict):
+        out: list[str] = []
+        for key in sorted(set(expected) | set(actual), key=str):
+            sub = f"{path}.{key}" if path else str(key)
+            if key not in actual:
+                out.append(f"{sub}: missing (expected {expected[key]!r})")
+            elif key not in expected:
+                out.append(f"{sub}: unexpected {actual[key]!r}")
+            else:
+                out.extend(diff_paths(expected[key], actual[key], sub))
+        return out
+    if isinstance(expected, list) and isinstance(actual, list):
+        if len(expected) != len(actual):
+            return [f"{path}: {len(actual)} items != expected {len(expected)}: {actual!r} vs {expected!r}"]
+        out = []
+        for i, (e, a) in enumerate(zip(expected, actual)):
+            out.extend(diff_paths(e, a, f"{path}[{i}]"))
+        return out
+    if expected != actual or type(expected) is not type(actual):
+        return [f"{path}: {actual!r} != expected {expected!r}"]
+    return []
+
+
+def vm_key(obj: Obj) -> tuple[str, str]:
+    md = obj.get("metadata") or {}
+    return str(md.get("namespace") or ""), str(md.get("name") or "")
+
+
+def results_by_vm(results: Iterable[Result]) -> dict[tuple[str, str], list[Result]]:
+    out: dict[tuple[str, str], list[Result]] = {}
+    for r in results:
+        if r.resource_ref is not None:
+            out.setdefault((r.resource_ref.namespace or "", r.resource_ref.name), []).append(r)
+    return out
+
+
+@dataclass(frozen=True)
+class VMError:
+    """An error result about one VM, whatever produced it (``Result`` or a ResourceList result dict)."""
+
+    message: str
+    stage: str | None
+
+    @staticmethod
+    def of(result: Result | dict[str, Any]) -> VMError:
+        if isinstance(result, Result):
+            return VMError(result.message, dict(result.tags).get("stage"))
+        return VMError(str(result.get("message", "")), (result.get("tags") or {}).get("stage"))
+
+
+def compare_vm(entry: dict[str, Any], output_vm: Obj, errors: list[VMError], unchanged: bool) -> list[str]:
+    """Problems (empty = conformant) for one ``expected.yaml`` entry, per the corpus README.
+
+    ``unchanged``: the VM was passed through as is (identity through the engine API; through the real entry
+    point, compare with the input text's data). KubeVirt returns the Go round trip of such a VM.
+    """
+    problems: list[str] = []
+    if entry.get("error"):
+        want = STAGE_PREFIX[entry["errorStage"]] + entry["error"]
+        if not errors:
+            problems.append(f"expected {entry['errorStage']} error {entry['error']!r}, got none")
+        elif errors[0].message != want:
+            problems.append(f"error message {errors[0].message!r} != expected {want!r}")
+        elif errors[0].stage is not None and errors[0].stage != entry["errorStage"]:
+            problems.append(f"error stage {errors[0].stage} != expected {entry['errorStage']}")
+        if not unchanged:
+            problems.append("a rejected VM must be returned unchanged")
+        return problems
+    if errors:
+        problems.append(f"unexpected error: {errors[0].message}")
+        return problems
+    actual = strip_kpt_annotations(output_vm)
+    if unchanged:
+        actual = encode_object(actual, "v1.VirtualMachine")
+    problems.extend(diff_paths(entry["expanded"], actual))
+    return problems
+
+
+def compare_revisions(expected: list[Obj], actual: list[Obj]) -> list[str]:
+    problems: list[str] = []
+    if len(expected) != len(actual):
+        return [f"{len(actual)} revisions != expected {len(expected)}"]
+    for i, (e, a) in enumerate(zip(expected, actual)):
+        em, am = e.get("metadata") or {}, a.get("metadata") or {}
+        for key in ("name", "namespace", "labels", "ownerReferences"):
+            problems.extend(diff_paths(em.get(key), am.get(key), f"revisions[{i}].metadata.{key}"))
+        problems.extend(diff_paths(e.get("data"), a.get("data"), f"revisions[{i}].data"))
+    return problems
+
+
+# --- builders for unit tests (fixed names, no randomness) ------------------------------------------
+def make_vm(template_spec: Obj | None = None, *, name: str = "vm", namespace: str | None = "ns1",
+            instancetype: Obj | None = None, preference: Obj | None = None, template_metadata: Obj | None = None,
+            status: Obj | None = None, **spec_extra: Any) -> Obj:
+    """A VirtualMachine with one containerDisk volume unless ``template_spec`` says otherwise."""
+    tspec = template_spec if template_spec is not None else {
+        "domain": {"devices": {}},
+        "volumes": [{"name": "containerdisk", "containerDisk": {"image": "quay.io/containerdisks/fedora:41"}}],
+    }
+    spec: Obj = {"runStrategy": "Always", **spec_extra}
+    if instancetype is not None:
+        spec["instancetype"] = instancetype
+    if preference is not None:
+        spec["preference"] = preference
+    template: Obj = {"spec": tspec}
+    if template_metadata is not None:
+        template["metadata"] = template_metadata
+    spec["template"] = template
+    md: Obj = {"name": name}
+    if namespace:
+        md["namespace"] = namespace
+    vm: Obj = {"apiVersion": "kubevirt.io/v1", "kind": "VirtualMachine", "metadata": md, "spec": spec}
+    if status is not None:
+        vm["status"] = status
+    return vm
+
+
+def make_object(kind: str, name: str, spec: Obj, *, namespace: str | None = None, uid: str = "uid-1",
+                generation: int = 1, labels: dict[str, str] | None = None) -> Obj:
+    """An instancetype/preference (any of the four kinds) or another object with a ``spec``."""
+    groups = {
+        "VirtualMachineInstancetype": "instancetype.kubevirt.io/v1beta1",
+        "VirtualMachineClusterInstancetype": "instancetype.kubevirt.io/v1beta1",
+        "VirtualMachinePreference": "instancetype.kubevirt.io/v1beta1",
+        "VirtualMachineClusterPreference": "instancetype.kubevirt.io/v1beta1",
+        "PersistentVolumeClaim": "v1",
+        "DataVolume": "cdi.kubevirt.io/v1beta1",
+        "DataSource": "cdi.kubevirt.io/v1beta1",
+        "VolumeSnapshot": "snapshot.storage.k8s.io/v1",
+        "ControllerRevision": "apps/v1",
+    }
+    md: Obj = {"name": name, "uid": uid, "generation": generation}
+    if namespace:
+        md["namespace"] = namespace
+    if labels:
+        md["labels"] = labels
+    return {"apiVersion": groups[kind], "kind": kind, "metadata": md, "spec": spec}
+
+
+def instancetype(name: str = "it", cpu: int = 2, memory: str = "2Gi", **spec: Any) -> Obj:
+    body: Obj = {"cpu": {"guest": cpu}, "memory": {"guest": memory}}
+    for key, value in spec.items():
+        if key in ("cpu", "memory"):
+            body[key] = {**body[key], **value}
+        else:
+            body[key] = value
+    return make_object("VirtualMachineClusterInstancetype", name, body)
+
+
+def preference(name: str = "pref", **spec: Any) -> Obj:
+    return make_object("VirtualMachineClusterPreference", name, dict(spec))

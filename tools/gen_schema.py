@@ -1,0 +1,159 @@
+#!/usr/bin/env python3
+"""Regenerate ``krm_fn/schema/kubevirt.json`` from ``shared/schemas/kubevirt-swagger.json``.
+
+The function runs without ``shared/`` at run time, so the part of KubeVirt's OpenAPI document that the
+VirtualMachine and the four instancetype/preference kinds reach is copied into the package, trimmed to
+what the validator (``krm_fn.schema.validate``) and the Go round trip (``krm_fn.schema.encode``) need,
+and annotated with the Go serialisation of every field (``tools/gotypes.py``).
+
+Usage: ``python3 tools/gen_schema.py [SWAGGER] [OUT]`` (defaults: ``../shared/schemas/kubevirt-swagger.json``
+next to the repository, ``krm_fn/schema/kubevirt.json``). ``--check`` exits 1 when OUT is stale.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from gotypes import GO_FIELDS  # noqa: E402
+
+REPO = Path(__file__).resolve().parents[1]
+DEFAULT_SWAGGER = REPO.parent / "shared" / "schemas" / "kubevirt-swagger.json"
+DEFAULT_OUT = REPO / "krm_fn" / "schema" / "kubevirt.json"
+
+ROOTS = (
+    "v1.VirtualMachine",
+    "v1beta1.VirtualMachineInstancetype",
+    "v1beta1.VirtualMachineClusterInstancetype",
+    "v1beta1.VirtualMachinePreference",
+    "v1beta1.VirtualMachineClusterPreference",
+)
+KEEP_FORMATS = {"date-time", "int-or-string", "int32", "int64"}
+
+
+def _ref_name(ref: str) -> str:
+    return ref.rsplit("/", 1)[-1]
+
+
+def _refs(node: Any) -> list[str]:
+    out: list[str] = []
+    if isinstance(node, dict):
+        for k, v in node.items():
+            if k == "$ref":
+                out.append(_ref_name(v))
+            else:
+                out.extend(_refs(v))
+    elif isinstance(node, list):
+        for v in node:
+            out.extend(_refs(v))
+    return out
+
+
+def reachable(defs: dict[str, Any]) -> list[str]:
+    seen: set[str] = set()
+    stack = list(ROOTS)
+    while stack:
+        name = stack.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        stack.extend(_refs(defs[name]))
+    return sorted(seen)
+
+
+def _compact(schema: dict[str, Any]) -> dict[str, Any]:
+    """The validation-relevant part of one (property) schema."""
+    out: dict[str, Any] = {}
+    if "$ref" in schema:
+        out["ref"] = _ref_name(schema["$ref"])
+    if "type" in schema:
+        t = schema["type"]
+        out["type"] = t if isinstance(t, list) else [t]
+    if "items" in schema:
+        out["items"] = _compact(schema["items"])
+    ap = schema.get("additionalProperties")
+    if isinstance(ap, dict):
+        out["values"] = _compact(ap)
+    elif ap is False:
+        out["values"] = False
+    if "enum" in schema:
+        out["enum"] = schema["enum"]
+    if schema.get("format") in KEEP_FORMATS:
+        out["format"] = schema["format"]
+    if schema.get("nullable"):
+        out["nullable"] = True
+    if "default" in schema:
+        out["hasDefault"] = True
+    return out
+
+
+def _go_code(defn: str, prop: str, schema: dict[str, Any]) -> str:
+    table = GO_FIELDS.get(defn, {})
+    for code, names in table.items():
+        if prop in names.split():
+            return code
+    if "$ref" in schema and schema.get("default") == {}:
+        return "s"
+    return "p"
+
+
+def build(swagger: dict[str, Any]) -> dict[str, Any]:
+    defs = swagger["definitions"]
+    out_defs: dict[str, Any] = {}
+    names = reachable(defs)
+    for name in names:
+        d = defs[name]
+        props = d.get("properties", {})
+        cd = _compact({k: v for k, v in d.items() if k not in ("properties", "required")})
+        cprops = {}
+        for pname in sorted(props):
+            p = _compact(props[pname])
+            p["go"] = _go_code(name, pname, props[pname])
+            cprops[pname] = p
+        if props or d.get("type") == "object" and "additionalProperties" not in d:
+            cd["properties"] = cprops
+        if d.get("required"):
+            cd["required"] = list(d["required"])
+        out_defs[name] = cd
+    # every Go table entry must name a real property (catches typos)
+    for defn, table in GO_FIELDS.items():
+        if defn not in out_defs:
+            raise SystemExit(f"gotypes: unknown definition {defn}")
+        for names_ in table.values():
+            for prop in names_.split():
+                if prop not in out_defs[defn].get("properties", {}):
+                    raise SystemExit(f"gotypes: {defn} has no property {prop}")
+    return {"roots": list(ROOTS), "definitions": out_defs}
+
+
+def render(swagger_path: Path) -> str:
+    raw = swagger_path.read_bytes()
+    doc = build(json.loads(raw))
+    doc = {"source": {"file": "kubevirt-swagger.json", "sha256": hashlib.sha256(raw).hexdigest()}, **doc}
+    return json.dumps(doc, indent=1, sort_keys=True) + "\n"
+
+
+def main(argv: list[str]) -> int:
+    check = "--check" in argv
+    args = [a for a in argv if a != "--check"]
+    swagger = Path(args[0]) if args else DEFAULT_SWAGGER
+    out = Path(args[1]) if len(args) > 1 else DEFAULT_OUT
+    text = render(swagger)
+    if check:
+        current = out.read_text() if out.exists() else ""
+        if current != text:
+            print(f"{out} is out of date; run tools/gen_schema.py", file=sys.stderr)
+            return 1
+        return 0
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(text)
+    print(f"wrote {out} ({len(text)} bytes)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
