@@ -15,7 +15,14 @@ from typing import Any
 from krm_fn.config import Config, load
 from krm_fn.errors import ConfigError, FnError, InputError
 from krm_fn.io.resourcelist import ResourceList, dump_resource_list, parse_resource_list
-from krm_fn.kube.api import ANN_INDEX, ANN_LEGACY_INDEX, ANN_LEGACY_PATH, ANN_PATH, KIND_CATALOG
+from krm_fn.kube.api import (
+    ANN_INDEX,
+    ANN_LEGACY_INDEX,
+    ANN_LEGACY_PATH,
+    ANN_PACKAGE_PATH,
+    ANN_PATH,
+    KIND_CATALOG,
+)
 from krm_fn.kube.paths import Obj
 from krm_fn.results import FileRef, ResourceRef, Result, exit_code
 
@@ -52,6 +59,7 @@ def run(rl: ResourceList, options: Options) -> tuple[list[Obj], list[Result]]:
         config = load(rl.function_config, force_kind=options.force_kind)
     except ConfigError as exc:
         return rl.items, [_config_result(rl.function_config, path, msg) for path, msg in exc.problems]
+    options = _with_package_dir(options, rl.function_config)
     try:
         if config.kind == KIND_CATALOG:
             return _generate(rl, config, options)
@@ -60,6 +68,19 @@ def run(rl: ResourceList, options: Options) -> tuple[list[Obj], list[Result]]:
         raise
     except FnError as exc:
         return rl.items, [_config_result(rl.function_config, exc.field_path or "", exc.message)]
+
+
+def _with_package_dir(options: Options, fn_config: Obj | None) -> Options:
+    """Under ``kpt fn render`` the package root arrives as an annotation on the config; relative catalog
+    paths are resolved against it (kpt runs the function in its own cwd, not in the package)."""
+    ann = ((fn_config or {}).get("metadata") or {}).get("annotations") if isinstance(fn_config, dict) else None
+    package = ann.get(ANN_PACKAGE_PATH) if isinstance(ann, dict) else None
+    if not package:
+        return options
+    base = Path(str(package))
+    if not base.is_absolute() and options.base_dir is not None:
+        base = options.base_dir / base
+    return Options(base_dir=base, force_kind=options.force_kind, validate_only=options.validate_only)
 
 
 def _config_result(fn_config: Obj | None, path: str, message: str) -> Result:

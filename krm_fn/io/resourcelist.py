@@ -16,7 +16,8 @@ from typing import Any
 from krm_fn.errors import InputError
 from krm_fn.io.emitter import Emitter
 from krm_fn.io.loader import Document, load_documents
-from krm_fn.kube.api import RESOURCE_LIST_API_VERSION, RESOURCE_LIST_KIND
+from krm_fn.io.patch import emit_patched
+from krm_fn.kube.api import ANN_ID, RESOURCE_LIST_API_VERSION, RESOURCE_LIST_KIND
 from krm_fn.kube.paths import Obj
 
 _LEADING_GAP = re.compile(r"[ \t]*(?:#[^\n]*)?(?:\n[ \t]*(?:#[^\n]*)?)*")
@@ -34,6 +35,28 @@ class ResourceList:
     text: str = ""
     # the objects `source` refers to, kept alive so their ids stay unique
     originals: list[Any] = field(default_factory=list)
+    _by_identity: dict[tuple[str, ...], Any] | None = None
+
+    def original_of(self, obj: Any) -> Any:
+        """The input item a changed item replaces (same kpt id, else same apiVersion/kind/namespace/name)."""
+        if self._by_identity is None:
+            self._by_identity = {}
+            for o in self.originals:
+                if id(o) in self.source:
+                    for key in _identities(o):
+                        self._by_identity.setdefault(key, o)
+        for key in _identities(obj):
+            found = self._by_identity.get(key)
+            if found is not None:
+                return found
+        return None
+
+    def emit_item(self, e: Emitter, item: Obj, indent: str, first_prefix: str | None) -> None:
+        """Write a changed or generated item, reusing its original's text for what did not change."""
+        original = self.original_of(item)
+        doc = self.as_document(original) if original is not None else None
+        if doc is None or not emit_patched(e, item, doc, indent, first_prefix):
+            e.mapping(item, indent, first_prefix=first_prefix)
 
     def as_document(self, obj: Any) -> str | None:
         """The unchanged item's source text at column 0, or None (changed, generated, or not shiftable)."""
@@ -61,6 +84,22 @@ def decode(data: bytes) -> str:
     except UnicodeDecodeError as exc:
         raise InputError(f"input is not valid UTF-8 (byte {exc.start}: {data[exc.start:exc.start + 1]!r})") from None
     return text[1:] if text.startswith("\ufeff") else text
+
+
+def _identities(obj: Any) -> list[tuple[str, ...]]:
+    if not isinstance(obj, dict):
+        return []
+    raw_md = obj.get("metadata")
+    md: Obj = raw_md if isinstance(raw_md, dict) else {}
+    raw_ann = md.get("annotations")
+    ann: Obj = raw_ann if isinstance(raw_ann, dict) else {}
+    keys: list[tuple[str, ...]] = []
+    kpt_id = ann.get(ANN_ID) or ann.get("config.k8s.io/id")
+    if kpt_id:
+        keys.append(("id", str(kpt_id)))
+    keys.append((str(obj.get("apiVersion")), str(obj.get("kind")), str(md.get("namespace") or ""),
+                 str(md.get("name"))))
+    return keys
 
 
 def _as_document_text(text: str, start: int, end: int, column: int) -> str | None:
@@ -218,7 +257,7 @@ def dump_resource_list(rl: ResourceList, items: list[Obj], results: list[Obj]) -
             if src is not None:
                 out.append(src)
             else:
-                e.mapping(item, "  ", first_prefix="- ")
+                rl.emit_item(e, item, "  ", "- ")
     if rl.function_config is not None:
         e.mapping({"functionConfig": rl.function_config}, "")
     if rl.extra:
@@ -239,5 +278,5 @@ def dump_stream(rl: ResourceList, items: list[Obj]) -> str:
         if src is not None:
             out.append(src)
         else:
-            e.mapping(item, "")
+            rl.emit_item(e, item, "", None)
     return e.text()

@@ -15,6 +15,7 @@ ANN_INDEX = "internal.config.kubernetes.io/index"
 ANN_LEGACY_PATH = "config.kubernetes.io/path"
 ANN_LEGACY_INDEX = "config.kubernetes.io/index"
 ANN_ID = "internal.config.kubernetes.io/id"
+ANN_PACKAGE_PATH = "internal.config.kubernetes.io/package-path"
 ANN_LOCAL_CONFIG = "config.kubernetes.io/local-config"
 ANN_FUNCTION = "config.kubernetes.io/function"
 
