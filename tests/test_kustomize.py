@@ -12,6 +12,7 @@ import yaml
 
 from krm_fn.catalog import CatalogSpec, generate
 from tests.conftest import REPO, run_fn
+from tests.integration_support import Golden, require_tool, tool_env
 
 pytestmark = pytest.mark.integration
 KUBECTL = shutil.which("kubectl")
@@ -58,3 +59,178 @@ def test_plugin_failure_shows_our_message(plugin_home: Path, tmp_path: Path) -> 
     assert proc.returncode != 0
     assert "spec.scope: must be one of Cluster, Namespaced, Both" in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+# --- examples/kustomize-plugin: generator + transformer in one kustomization (issue 6 parts 1 and 2) ----------
+
+EXAMPLE = REPO / "examples" / "kustomize-plugin"
+CATALOG_KINDS = {"VirtualMachineClusterInstancetype", "VirtualMachineClusterPreference"}
+
+MISSING_TYPE_VM = """\
+---
+apiVersion: kubevirt.io/v1
+kind: VirtualMachine
+metadata:
+  name: broken
+  namespace: apps
+spec:
+  runStrategy: Always
+  instancetype:
+    name: u1.nonexistent
+  template:
+    spec:
+      domain:
+        devices: {}
+"""
+CONFLICTING_VM = """\
+---
+apiVersion: kubevirt.io/v1
+kind: VirtualMachine
+metadata:
+  name: greedy
+  namespace: apps
+spec:
+  runStrategy: Always
+  instancetype:
+    name: u1.small
+  template:
+    spec:
+      domain:
+        cpu:
+          cores: 4
+        devices: {}
+"""
+BAD_VMS = {
+    "missing-instancetype": (MISSING_TYPE_VM, "error: VirtualMachine apps/broken spec.instancetype: unable to expand "
+                             'VirtualMachine: virtualmachineclusterinstancetypes.instancetype.kubevirt.io '
+                             '"u1.nonexistent" not found'),
+    "conflict": (CONFLICTING_VM, "error: VirtualMachine apps/greedy spec.template.spec.domain.cpu.cores: "
+                 'admission webhook "virtualmachine-validator.kubevirt.io" denied the request: VM field(s) '
+                 "spec.template.spec.domain.cpu.cores conflicts with selected instance type"),
+}
+
+
+def docker_shim(tmp: Path) -> tuple[Path, Path]:
+    """A fake ``docker`` (shared/docs/krm-integration.md §2.4): answers ``version``, logs ``run`` arguments and
+    runs the local ``kubevirt-krm`` in place of the image's ENTRYPOINT with the ``-e`` variables kustomize passes.
+    Proves the KRM-function protocol of the ``container:`` annotation without a container engine."""
+    shim_dir, log = tmp / "fake-docker", tmp / "docker-args.log"
+    shim_dir.mkdir()
+    (shim_dir / "docker").write_text(
+        "#!/bin/bash\n"
+        'case "${1:-}" in version) echo 28.2.2; exit 0;; run) ;; *) exit 0;; esac\n'
+        f'echo "$*" >> "{log}"\n'
+        'envs=(); prev=; for a in "$@"; do [ "$prev" = -e ] && envs+=("$a"); prev=$a; done\n'
+        'exec env "${envs[@]}" kubevirt-krm\n')
+    (shim_dir / "docker").chmod(0o755)
+    return shim_dir, log
+
+
+def as_container_functions(directory: Path, image: str) -> None:
+    """Turn the ``exec:`` annotations of a krm-function copy into ``container:`` ones."""
+    for name in ("catalog.yaml", "prerender.yaml"):
+        f = directory / name
+        text = f.read_text()
+        assert "exec:\n        path: kubevirt-krm" in text
+        f.write_text(text.replace("exec:\n        path: kubevirt-krm", f"container:\n        image: {image}"))
+
+
+def kinds(stream: str) -> list[str]:
+    return [d["kind"] for d in yaml.safe_load_all(stream) if d]
+
+
+def test_example_generator_and_transformer_in_one_kustomization(plugin_home: Path) -> None:
+    golden = Golden()
+    proc = kustomize(EXAMPLE, plugin_home)
+    assert proc.returncode == 0, proc.stderr
+    golden.check(EXAMPLE / "expected.yaml", proc.stdout, normalise=lambda s: s)
+    golden.done()
+    docs = list(yaml.safe_load_all(proc.stdout))
+    assert [(d["kind"], d["metadata"]["name"]) for d in docs] == [
+        ("VirtualMachineClusterInstancetype", "u1.medium"), ("VirtualMachineClusterInstancetype", "u1.small"),
+        ("VirtualMachineClusterPreference", "fedora"), ("VirtualMachine", "db"), ("VirtualMachine", "web")]
+    for vm in docs[3:]:  # expanded: the references are gone, the instancetype's CPU/memory are in the spec
+        assert "instancetype" not in vm["spec"] and "preference" not in vm["spec"]
+    assert docs[3]["spec"]["template"]["spec"]["domain"]["memory"] == {"guest": "4Gi"}
+
+
+@pytest.mark.parametrize("bad", sorted(BAD_VMS))
+def test_example_bad_vm_fails_the_build(plugin_home: Path, tmp_path: Path, bad: str) -> None:
+    vm, message = BAD_VMS[bad]
+    app = tmp_path / "app"
+    shutil.copytree(EXAMPLE, app)
+    with (app / "vms" / "vms.yaml").open("a") as f:
+        f.write(vm)
+    proc = kustomize(app, plugin_home)
+    assert proc.returncode != 0
+    assert proc.stdout == ""
+    assert message in proc.stderr, proc.stderr                     # our one line, shown by kustomize
+    assert "Traceback" not in proc.stderr
+
+
+def test_krm_function_exec_annotation_is_silently_skipped_by_kubectl(tmp_path: Path) -> None:
+    """The documented trap (shared/docs/krm-integration.md §2.4): kubectl kustomize has no --enable-exec, and
+    with --enable-alpha-plugins it drops ``exec:`` functions WITHOUT an error. Checking rc is not enough."""
+    require_tool("kubectl", "needed for the kustomize integration tests")
+    proc = subprocess.run([shutil.which("kubectl") or "kubectl", "kustomize", "--enable-alpha-plugins",
+                           str(EXAMPLE / "krm-function")], capture_output=True, text=True,
+                          env=tool_env(tmp_path), timeout=300)
+    assert proc.returncode == 0, proc.stderr                       # "success" ...
+    assert kinds(proc.stdout) == ["VirtualMachine", "VirtualMachine"]  # ... with no instancetypes generated
+    for vm in yaml.safe_load_all(proc.stdout):                     # ... and no VM expanded
+        assert "instancetype" in vm["spec"]
+    assert proc.stdout != (EXAMPLE / "expected.yaml").read_text()
+
+
+def test_krm_function_container_annotation_matches_the_legacy_plugin(tmp_path: Path) -> None:
+    """kustomize's KRM-function path (``container:`` annotation), with a fake docker that runs the local
+    function: same manifests as the legacy exec plugin (examples/kustomize-plugin/expected.yaml)."""
+    kubectl = require_tool("kubectl", "needed for the kustomize integration tests")
+    example = tmp_path / "kustomize-plugin"
+    shutil.copytree(EXAMPLE, example)
+    as_container_functions(example / "krm-function", "example.invalid/kubevirt-krm:test")
+    shim_dir, log = docker_shim(tmp_path)
+    env = tool_env(tmp_path)
+    env["PATH"] = f"{shim_dir}{os.pathsep}{env['PATH']}"
+    proc = subprocess.run([kubectl, "kustomize", "--enable-alpha-plugins", str(example / "krm-function")],
+                          capture_output=True, text=True, env=env, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == (EXAMPLE / "expected.yaml").read_text()
+    runs = log.read_text().splitlines()
+    assert len(runs) == 2                                          # the generator, then the transformer
+    for args in runs:
+        for flag in ("--network none", "--user nobody", "--security-opt=no-new-privileges",
+                     "example.invalid/kubevirt-krm:test"):
+            assert flag in args, args
+
+
+def test_krm_function_container_annotation_bad_vm_fails(tmp_path: Path) -> None:
+    kubectl = require_tool("kubectl", "needed for the kustomize integration tests")
+    vm, message = BAD_VMS["missing-instancetype"]
+    example = tmp_path / "kustomize-plugin"
+    shutil.copytree(EXAMPLE, example)
+    with (example / "vms" / "vms.yaml").open("a") as f:
+        f.write(vm)
+    as_container_functions(example / "krm-function", "example.invalid/kubevirt-krm:test")
+    shim_dir, _ = docker_shim(tmp_path)
+    env = tool_env(tmp_path)
+    env["PATH"] = f"{shim_dir}{os.pathsep}{env['PATH']}"
+    proc = subprocess.run([kubectl, "kustomize", "--enable-alpha-plugins", str(example / "krm-function")],
+                          capture_output=True, text=True, env=env, timeout=300)
+    assert proc.returncode != 0
+    assert proc.stdout == ""
+    assert message in proc.stderr, proc.stderr   # the function's stderr is attached to kustomize's (-a STDERR)
+    assert "Traceback" not in proc.stderr
+
+
+def test_krm_function_exec_annotation_with_standalone_kustomize(tmp_path: Path) -> None:
+    """``exec:`` needs standalone kustomize with --enable-exec. It is not part of this project's toolset (kubectl
+    embeds kustomize without that flag), so this only runs where a ``kustomize`` binary happens to be on PATH."""
+    exe = shutil.which("kustomize")
+    if exe is None:
+        pytest.skip("standalone kustomize is not installed (kubectl's embedded kustomize has no --enable-exec); "
+                    "the exec: annotation is documented in docs/integrations.md")
+    proc = subprocess.run([exe, "build", "--enable-alpha-plugins", "--enable-exec", str(EXAMPLE / "krm-function")],
+                          capture_output=True, text=True, env=tool_env(tmp_path), timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == (EXAMPLE / "expected.yaml").read_text()
