@@ -1,186 +1,202 @@
 """Write a changed object so that what did not change keeps the user's text.
 
-kpt writes our output back with the scalar styles we emit (it restores comments and key order, not
-quotes or flow maps), so a VM the renderer only touches in ``spec.instancetype`` must not come back with
-every ``"db"`` unquoted and every ``{app: x}`` turned into a block. For a changed item whose original
-source text we have, the original is parsed once more with its layout (where each key/value pair and each
-list entry sits in the text); the new value is then written top-down: a pair or entry whose value is
-unchanged is copied from the source (re-indented), a changed mapping or list of the same block shape is
-descended into, anything else is emitted fresh. Only changed items pay for this.
+kpt writes our output back with the scalar styles we emit (it restores comments and key order, not quotes
+or flow maps), so a VM the renderer only touches in ``spec.instancetype`` must not come back with every
+``"db"`` unquoted and every ``{app: x}`` turned into a block.
+
+For a changed item whose original source text we have: diff the original value against the new one
+(a small edit tree), find where the edited pairs sit in the source with one pass over libyaml's events
+(no values are built, and the pass stops once the last edited mapping is closed), and splice freshly
+emitted text for exactly those pairs into the original text. Everything else is the user's text.
+Items that changed a lot (an expanded VM) are emitted fresh instead: splicing would not keep much.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from yaml import events as ev
 
 from krm_fn.io.emitter import Emitter
-from krm_fn.io.loader import _EventParser, _scalar
+from krm_fn.io.loader import _EventParser, _key, _scalar
+
+MAX_EDITS = 64
+
+# What changed in one mapping: key -> REPLACE (write `key: new value`), REMOVE, ADD (a new key), or the
+# Edits of a nested mapping (descend). `new` is the mapping's new value.
+REPLACE, REMOVE, ADD = "replace", "remove", "add"
 
 
-@dataclass(slots=True)
-class Pair:
-    """One mapping entry (or, with ``key`` None, one sequence entry) and where it sits in the text."""
+class Edits:
+    __slots__ = ("new", "changes")
 
-    key: str | None
-    start: int          # the key's start (pairs) or the value's start (entries)
-    column: int         # column of ``start``
-    value_end: int
-    layout: Layout | None  # the value's own layout when it is a container
+    def __init__(self, new: dict[str, Any]) -> None:
+        self.new = new
+        self.changes: dict[str, Any] = {}
+
+    def pending(self) -> int:
+        """How many places the walk has to find: replaced/removed pairs, the end of every mapping that
+        gets new keys, and the same inside nested edits. The walk stops when all are found."""
+        count = 0
+        adds = False
+        for sub in self.changes.values():
+            if isinstance(sub, Edits):
+                count += sub.pending()
+            elif sub == ADD:
+                adds = True
+            else:
+                count += 1
+        return count + adds
 
 
-@dataclass(slots=True)
-class Layout:
-    flow: bool
-    entries: list[Pair]
+class _TooMany(Exception):
+    pass
 
 
-class _Unsupported(Exception):
-    """Anchors, aliases, merge keys or tags: not worth patching, emit the item fresh."""
-
-
-def layout_of(text: str) -> tuple[Any, Layout | None]:
-    """Parse a one-document ``text`` (a single item) recording the layout of every container."""
-    parser = _EventParser(text)
-    # stack entries: [container, layout, pending key, key start index, key column, child start, child column]
-    stack: list[list[Any]] = []
-    root: Any = None
-    root_layout: Layout | None = None
-
-    def attach(value: Any, layout: Layout | None, start: int, column: int, end: int) -> None:
-        nonlocal root, root_layout
-        if not stack:
-            root, root_layout = value, layout
-            return
-        top = stack[-1]
-        container = top[0]
-        if type(container) is list:
-            container.append(value)
-            top[1].entries.append(Pair(None, start, column, end, layout))
-        elif top[2] is None:
-            if not isinstance(value, str) or value == "<<":
-                raise _Unsupported
-            top[2], top[3], top[4] = value, start, column
+def edit_tree(old: dict[str, Any], new: dict[str, Any], budget: list[int]) -> Edits:
+    """What changed from ``old`` to ``new`` (mappings are descended, anything else is replaced)."""
+    edits = Edits(new)
+    for key, value in new.items():
+        if key not in old:
+            edits.changes[key] = ADD
         else:
-            container[top[2]] = value
-            top[1].entries.append(Pair(top[2], top[3], top[4], end, layout))
-            top[2] = None
+            before = old[key]
+            if value is before or (type(value) is type(before) and value == before):
+                continue
+            if type(value) is dict and type(before) is dict and value and before:
+                edits.changes[key] = edit_tree(before, value, budget)
+            else:
+                edits.changes[key] = REPLACE
+        budget[0] -= 1
+        if budget[0] < 0:
+            raise _TooMany
+    for key in old:
+        if key not in new:
+            edits.changes[key] = REMOVE
+    return edits
 
-    while True:
+
+def locate(text: str, edits: Edits) -> list[tuple[int, int, str, Any]] | None:
+    """Positions in ``text`` for every edit: ``(start, end, kind, payload)``; None if not a block layout.
+
+    For REPLACE/REMOVE the span is the pair's whole lines; for additions, an insertion point at the end
+    of the mapping with the column its keys use.
+    """
+    parser = _EventParser(text)
+    out: list[tuple[int, int, str, Any]] = []
+    # frames: [edits or None, pending key, key start, key column, child-is-value?, last pair end, key column seen]
+    frames: list[list[Any]] = []
+    remaining = edits.pending()
+    root = True
+    while remaining:
         event: Any = parser.get_event()
         cls = type(event)
-        if cls is ev.ScalarEvent:
-            if event.anchor is not None or (event.tag not in (None, "!")):
-                raise _Unsupported
-            m = event.start_mark
-            attach(_scalar(event), None, m.index, m.column, event.end_mark.index)
-        elif cls is ev.MappingStartEvent or cls is ev.SequenceStartEvent:
-            if event.anchor is not None or event.tag not in (None, "!"):
-                raise _Unsupported
-            container: dict[str, Any] | list[Any] = {} if cls is ev.MappingStartEvent else []
-            m = event.start_mark
-            stack.append([container, Layout(bool(event.flow_style), []), None, 0, 0, m.index, m.column])
-        elif cls is ev.MappingEndEvent or cls is ev.SequenceEndEvent:
-            container, layout, _, _, _, start, column = stack.pop()
-            attach(container, layout, start, column, event.end_mark.index)
-        elif cls is ev.AliasEvent:
-            raise _Unsupported
-        elif cls is ev.StreamEndEvent:
-            return root, root_layout
-
-
-def _shift(chunk: str, by: int) -> str | None:
-    """Re-indent every line but the first by ``by`` columns (None if a line has too little indentation)."""
-    if by == 0 or "\n" not in chunk.rstrip("\n"):
-        return chunk
-    first, rest = chunk.split("\n", 1)
-    out = [first]
-    pad = " " * by if by > 0 else ""
-    for line in rest.split("\n"):
-        if not line.strip():
-            out.append("")
-        elif by > 0:
-            out.append(pad + line)
-        elif line[:-by].strip():
-            if line.lstrip().startswith("#"):
-                continue
+        if cls is ev.StreamEndEvent:
             return None
-        else:
-            out.append(line[-by:])
-    return "\n".join(out)
-
-
-class PatchEmitter(Emitter):
-    """An :class:`Emitter` that can reuse an original document's text for unchanged parts."""
-
-    __slots__ = ("src",)
-
-    def __init__(self, src: str) -> None:
-        super().__init__()
-        self.src = src
-
-    def _copy(self, start: int, end: int, column: int, prefix: str) -> bool:
-        """Append the source text ``src[start:end]`` (starting at ``column``) after ``prefix``."""
-        chunk = self.src[start:end].rstrip(" \t")
-        shifted = _shift(chunk, len(prefix) - column)
-        if shifted is None:
-            return False
-        self.out.append(prefix + shifted + ("" if shifted.endswith("\n") else "\n"))
-        return True
-
-    def patched_mapping(self, new: dict[str, Any], old: dict[str, Any], layout: Layout, indent: str,
-                        first_prefix: str | None = None) -> None:
-        pairs = {p.key: p for p in layout.entries}
-        prefix = indent if first_prefix is None else first_prefix
-        for key, value in new.items():
-            pair = pairs.get(key)
-            if pair is not None and not self._patched_pair(key, value, old[key], pair, prefix, indent):
-                pair = None
-            if pair is None:
-                self.mapping({key: value}, indent, first_prefix=prefix)
-            prefix = indent
-
-    def _patched_pair(self, key: str, value: Any, before: Any, pair: Pair, prefix: str, indent: str) -> bool:
-        if value is before or (type(value) is type(before) and value == before):
-            return self._copy(pair.start, pair.value_end, pair.column, prefix)
-        sub = pair.layout
-        if sub is None or sub.flow or not value or type(value) is not type(before):
-            return False
-        self.out.append(f"{prefix}{self.scalar(key)}:\n")
-        if type(value) is dict:
-            self.patched_mapping(value, before, sub, indent + "  ")
-        else:
-            self.patched_sequence(value, before, sub, indent)
-        return True
-
-    def patched_sequence(self, new: list[Any], old: list[Any], layout: Layout, indent: str) -> None:
-        if len(new) != len(old):
-            self.sequence(new, indent)
-            return
-        for value, before, entry in zip(new, old, layout.entries):
-            item_indent = indent + "  "
-            if value is before or (type(value) is type(before) and value == before):
-                if self._copy(entry.start, entry.value_end, entry.column, f"{indent}- "):
-                    continue
-            elif (type(value) is dict and type(before) is dict and value and entry.layout is not None
-                  and not entry.layout.flow):
-                self.patched_mapping(value, before, entry.layout, item_indent, first_prefix=f"{indent}- ")
+        frame = frames[-1] if frames else None
+        if cls is ev.ScalarEvent or cls is ev.AliasEvent:
+            if frame is not None and frame[0] is not None and frame[4] is False:
+                key = _key(_scalar(event), event) if cls is ev.ScalarEvent else None  # as the loader reads it
+                frame[1], frame[2], frame[3] = key, event.start_mark.index, event.start_mark.column
+                frame[4] = True
                 continue
-            self.sequence([value], indent)
+            remaining -= _value_done(frame, event, text, out)
+        elif cls is ev.MappingStartEvent or cls is ev.SequenceStartEvent:
+            sub = None
+            if frame is None and root:
+                sub = edits
+                root = False
+            elif frame is not None and frame[0] is not None and frame[4] is True:
+                candidate = frame[0].changes.get(frame[1])
+                sub = candidate if isinstance(candidate, Edits) else None
+            if sub is not None and (cls is not ev.MappingStartEvent or event.flow_style):
+                if frame is None:
+                    return None
+                frame[0].changes[frame[1]] = REPLACE  # a flow mapping: rewrite the whole pair
+                remaining += 1 - sub.pending()
+                sub = None
+            frames.append([sub, None, 0, 0, False if cls is ev.MappingStartEvent else None, None, None])
+        elif cls is ev.MappingEndEvent or cls is ev.SequenceEndEvent:
+            done = frames.pop()
+            if done[0] is not None:
+                node: Edits = done[0]
+                additions = {k: node.new[k] for k, v in node.changes.items() if v == ADD}
+                if additions:
+                    if done[5] is None:
+                        return None
+                    out.append((done[5], done[5], ADD, (additions, done[6])))
+                    remaining -= 1
+            remaining -= _value_done(frames[-1] if frames else None, event, text, out)
+    return out
 
 
-def emit_patched(e: Emitter, new: dict[str, Any], original_text: str, indent: str, first_prefix: str | None) -> bool:
-    """Append ``new`` to ``e`` reusing ``original_text`` (a column-0 document); False if it cannot."""
+def _line_end(text: str, index: int) -> int:
+    """The index just past the line break that ends the line holding the character before ``index``."""
+    line_start = text.rfind("\n", 0, index) + 1
+    if not text[line_start:index].strip():
+        return line_start
+    nl = text.find("\n", index)
+    return len(text) if nl < 0 else nl + 1
+
+
+def _value_done(frame: list[Any] | None, event: Any, text: str, out: list[tuple[int, int, str, Any]]) -> int:
+    """A mapping value ended: record the pair's span if it is edited (returns 1), and where the
+    mapping's pairs end."""
+    if frame is None or frame[4] is not True:
+        return 0
+    frame[4] = False
+    key, key_start, column = frame[1], frame[2], frame[3]
+    end = _line_end(text, event.end_mark.index)
+    frame[5], frame[6] = end, column
+    node: Edits | None = frame[0]
+    edit = node.changes.get(key) if node is not None and isinstance(key, str) else None
+    if edit == REPLACE or edit == REMOVE:
+        assert node is not None
+        out.append((key_start, end, edit, ({key: node.new.get(key)}, column)))
+        return 1
+    return 0
+
+
+def splice(text: str, old: dict[str, Any], new: dict[str, Any], e: Emitter) -> str | None:
+    """``text`` (the column-0 source of ``old``) edited to represent ``new``; None when it cannot be."""
+    budget = [MAX_EDITS]
     try:
-        old, layout = layout_of(original_text)
-    except Exception:  # anything unusual in the original: just emit fresh
-        return False
-    if type(old) is not dict or layout is None or layout.flow:
-        return False
-    p = PatchEmitter(original_text)
-    p._scalars = e._scalars
-    p.patched_mapping(new, old, layout, indent, first_prefix)
-    e.out.extend(p.out)
-    return True
+        edits = edit_tree(old, new, budget)
+    except _TooMany:
+        return None
+    if not edits.changes:
+        return text
+    if "&" in text:  # anchors: a replaced pair could hold an anchor an unchanged alias needs
+        return None
+    try:
+        spans = locate(text, edits)
+    except Exception:  # malformed or unusual original: emit fresh
+        return None
+    if spans is None:
+        return None
+    parts: list[str] = []
+    pos = len(text)
+    for start, end, kind, payload in sorted(spans, key=lambda s: (s[0], s[1]), reverse=True):
+        pairs, column = payload
+        replacement = "" if kind == REMOVE else _emit_pairs(e, pairs, column)
+        if kind != ADD:
+            line_start = text.rfind("\n", 0, start) + 1
+            if not text[line_start:start].strip():
+                start = line_start
+            elif kind == REPLACE:  # "- key: ..." (first key of a list entry): keep the "- "
+                replacement = replacement[column:]
+            else:
+                return None
+        parts.append(text[end:pos])
+        parts.append(replacement)
+        pos = start
+    parts.append(text[:pos])
+    return "".join(reversed(parts))
+
+
+def _emit_pairs(e: Emitter, pairs: dict[str, Any], column: int) -> str:
+    before = len(e.out)
+    e.mapping(pairs, " " * column)
+    text = "".join(e.out[before:])
+    del e.out[before:]
+    return text

@@ -16,7 +16,7 @@ from typing import Any
 from krm_fn.errors import InputError
 from krm_fn.io.emitter import Emitter
 from krm_fn.io.loader import Document, load_documents
-from krm_fn.io.patch import emit_patched
+from krm_fn.io.patch import splice
 from krm_fn.kube.api import ANN_ID, RESOURCE_LIST_API_VERSION, RESOURCE_LIST_KIND
 from krm_fn.kube.paths import Obj
 
@@ -51,12 +51,17 @@ class ResourceList:
                 return found
         return None
 
-    def emit_item(self, e: Emitter, item: Obj, indent: str, first_prefix: str | None) -> None:
-        """Write a changed or generated item, reusing its original's text for what did not change."""
+    def emit_item(self, e: Emitter, item: Obj, as_entry: bool) -> None:
+        """Write a changed or generated item, keeping its original's text for what did not change."""
         original = self.original_of(item)
         doc = self.as_document(original) if original is not None else None
-        if doc is None or not emit_patched(e, item, doc, indent, first_prefix):
-            e.mapping(item, indent, first_prefix=first_prefix)
+        spliced = splice(doc, original, item, e) if doc is not None else None
+        if spliced is not None:
+            e.out.append(_item_as_entry(spliced) if as_entry else spliced)
+        elif as_entry:
+            e.mapping(item, "  ", first_prefix="- ")
+        else:
+            e.mapping(item, "")
 
     def as_document(self, obj: Any) -> str | None:
         """The unchanged item's source text at column 0, or None (changed, generated, or not shiftable)."""
@@ -257,7 +262,7 @@ def dump_resource_list(rl: ResourceList, items: list[Obj], results: list[Obj]) -
             if src is not None:
                 out.append(src)
             else:
-                rl.emit_item(e, item, "  ", "- ")
+                rl.emit_item(e, item, as_entry=True)
     if rl.function_config is not None:
         e.mapping({"functionConfig": rl.function_config}, "")
     if rl.extra:
@@ -278,5 +283,5 @@ def dump_stream(rl: ResourceList, items: list[Obj]) -> str:
         if src is not None:
             out.append(src)
         else:
-            rl.emit_item(e, item, "", None)
+            rl.emit_item(e, item, as_entry=False)
     return e.text()

@@ -1,12 +1,15 @@
-"""Changed items keep the user's text for everything that did not change."""
+"""Changed items keep the user's text for everything that did not change (krm_fn.io.patch.splice)."""
 
 from __future__ import annotations
 
 import copy
+from typing import Any
+
+import pytest
 
 from krm_fn.io.emitter import Emitter
 from krm_fn.io.loader import load_documents
-from krm_fn.io.patch import emit_patched
+from krm_fn.io.patch import splice
 from krm_fn.io.resourcelist import dump_resource_list, parse_resource_list
 
 VM = """\
@@ -19,8 +22,12 @@ spec:
   runStrategy: "Always"
   instancetype:
     name: u1.medium
+  preference: {name: fedora}
   template:
     spec:
+      domain:
+        memory:
+          guest: 1Gi # a comment
       volumes:
         - name: ci
           cloudInitNoCloud:
@@ -32,44 +39,70 @@ spec:
 """
 
 
-def patched(new: dict[str, object], src: str = VM) -> str:
-    e = Emitter()
-    assert emit_patched(e, new, src, "", None)
-    return e.text()
+def old() -> dict[str, Any]:
+    value = load_documents(VM)[0].value
+    assert isinstance(value, dict)
+    return value
 
 
-def test_unchanged_parts_keep_quotes_flow_maps_and_blocks() -> None:
-    new = copy.deepcopy(load_documents(VM)[0].value)
-    new["spec"]["instancetype"] = {"kind": "VirtualMachineClusterInstancetype", "name": "u1.medium",
+def spliced(new: dict[str, Any]) -> str:
+    out = splice(VM, old(), new, Emitter())
+    assert out is not None
+    assert load_documents(out)[0].value == new
+    return out
+
+
+def test_pinning_matchers_keeps_everything_else_verbatim() -> None:
+    new = copy.deepcopy(old())
+    new["spec"]["instancetype"] = {"name": "u1.medium", "kind": "VirtualMachineClusterInstancetype",
                                    "revisionName": "vm1-u1.medium-v1beta1-abc-1"}
-    out = patched(new)
-    assert load_documents(out)[0].value == new
+    out = spliced(new)
+    assert out == VM.replace("    name: u1.medium\n", "    name: u1.medium\n    kind: VirtualMachineClusterInstancetype\n"
+                                                     "    revisionName: vm1-u1.medium-v1beta1-abc-1\n")
+
+
+def test_flow_mapping_with_edits_is_rewritten_whole() -> None:
+    new = copy.deepcopy(old())
+    new["spec"]["preference"]["kind"] = "VirtualMachineClusterPreference"
+    out = spliced(new)
+    assert "  preference:\n    name: fedora\n    kind: VirtualMachineClusterPreference\n" in out
     assert '  labels: {app: "x", tier: \'db\'}\n' in out
-    assert '  runStrategy: "Always"\n' in out
-    assert "            userData: |\n              #cloud-config\n              password: \"x\"\n" in out
-    assert "          containerDisk: {image: \"quay.io/x:1\"}\n" in out
-    assert "    kind: VirtualMachineClusterInstancetype\n    name: u1.medium\n    revisionName:" in out
 
 
-def test_changed_leaf_inside_a_list_is_emitted_fresh_and_correctly() -> None:
-    new = copy.deepcopy(load_documents(VM)[0].value)
-    new["spec"]["template"]["spec"]["volumes"][1]["containerDisk"]["image"] = "yes"
-    new["spec"]["template"]["spec"]["volumes"].append({"name": "extra"})
-    out = patched(new)
-    assert load_documents(out)[0].value == new
-    assert 'image: "yes"' in out
+def test_removed_and_added_keys() -> None:
+    new = copy.deepcopy(old())
+    del new["spec"]["template"]["spec"]["domain"]["memory"]
+    new["spec"]["extra"] = "yes"
+    out = spliced(new)
+    assert "memory" not in out and '      domain: {}\n' in out and '  extra: "yes"\n' in out
+    assert "            userData: |\n" in out
 
 
-def test_removed_keys_disappear() -> None:
-    new = copy.deepcopy(load_documents(VM)[0].value)
-    del new["spec"]["instancetype"]
-    out = patched(new)
-    assert "instancetype" not in out and load_documents(out)[0].value == new
+def test_changed_list_entry_rewrites_the_list_only() -> None:
+    new = copy.deepcopy(old())
+    new["spec"]["template"]["spec"]["volumes"][1]["containerDisk"]["image"] = "on"
+    out = spliced(new)
+    assert 'image: "on"' in out and '  runStrategy: "Always"\n' in out
 
 
-def test_anchors_in_the_original_fall_back_to_a_fresh_emit() -> None:
-    src = "a: &x {b: 1}\nc: *x\n"
-    assert not emit_patched(Emitter(), {"a": {"b": 2}, "c": {"b": 1}}, src, "", None)
+def test_unchanged_object_is_returned_as_is() -> None:
+    assert splice(VM, old(), old(), Emitter()) == VM
+
+
+def test_too_many_edits_mean_a_fresh_emit() -> None:
+    new = {f"k{i}": i for i in range(100)}
+    assert splice(VM, old(), new, Emitter()) is None
+
+
+@pytest.mark.parametrize("src", ["a: &x {b: 1}\nc: *x\n", "- 1\n", "{a: {b: 1}}\n"])
+def test_unusual_originals_fall_back(src: str) -> None:
+    orig = load_documents(src)[0].value
+    if not isinstance(orig, dict):
+        return
+    new = copy.deepcopy(orig)
+    new["a"]["b"] = 2
+    out = splice(src, orig, new, Emitter())
+    assert out is None or load_documents(out)[0].value == new
 
 
 def test_resource_list_uses_the_original_text_of_a_replaced_item() -> None:

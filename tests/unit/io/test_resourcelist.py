@@ -69,7 +69,7 @@ def test_changed_items_are_emitted_and_others_kept() -> None:
     rl = parse_resource_list(KPT_INPUT)
     changed = dict(rl.items[0], data={"answer": "yes", "n": 1})
     out = dump_resource_list(rl, [changed, rl.items[1]], [{"message": "m", "severity": "info"}])
-    assert '  data:\n    answer: "yes"\n    "n": 1\n' in out
+    assert "  data:\n    answer: \"yes\"\n    \"n\": 1\n" in out
     assert "- # head comment" not in out and "  kind: Kptfile\n" in out
     parsed = yaml.safe_load(out)
     assert parsed["items"][0]["metadata"]["annotations"] == rl.items[0]["metadata"]["annotations"]
