@@ -20,7 +20,7 @@ import yaml
 from yaml import events as ev
 
 from krm_fn.errors import InputError
-from krm_fn.io.scalars import resolve_plain
+from krm_fn.io.scalars import _NUMERIC_START, SPECIAL_PLAIN, resolve_plain
 
 try:  # libyaml's C parser; the pure-Python parser is a slow but equivalent fallback
     from yaml._yaml import CParser as _Parser
@@ -146,13 +146,17 @@ def load_documents(text: str, *, track: str | None = None) -> list[Document]:
     anchors: dict[str, Any] = {}
     alias_budget = MAX_ALIAS_NODES
     # stack entries: [container, pending key or _NOKEY, anchor, start event, track children?,
-    #                 start mark of the current child, pending key is a plain "<<"?, keys set by merges]
+    #                 start mark of the current child, pending key is a plain "<<"?, keys set by merges,
+    #                 container is a mapping?]
     stack: list[list[Any]] = []
     root: Any = None
     root_span = (0, 0, 0)
     spans: dict[int, tuple[int, int, int]] = {}
     get_event = parser.get_event
     _no_key = _NOKEY
+    scalar_event = ev.ScalarEvent
+    special = SPECIAL_PLAIN
+    numeric_start = _NUMERIC_START
 
     def attach(value: Any, event: Any, end_event: Any) -> None:
         nonlocal root
@@ -190,14 +194,33 @@ def load_documents(text: str, *, track: str | None = None) -> list[Document]:
         while True:
             event: Any = get_event()
             cls = type(event)
-            if cls is ev.ScalarEvent:
-                if stack and type(stack[-1][0]) is list and stack[-1][4]:
-                    stack[-1][5] = _mark(event, "start_mark")
-                value = _scalar(event)
-                if stack and type(stack[-1][0]) is dict and stack[-1][1] is _no_key:
-                    stack[-1][6] = value == "<<" and not event.style
+            if cls is scalar_event:
+                # the hot path (most events): inline resolution and the plain mapping key/value case
+                if event.tag is None:
+                    value = event.value
+                    if not event.style:
+                        if value in special or (value and value[0] in numeric_start):
+                            value = resolve_plain(value)
+                        elif not value:
+                            value = None
+                else:
+                    value = _scalar(event)
                 if event.anchor is not None:
                     anchors[event.anchor] = value
+                top = stack[-1] if stack else None
+                if top is not None and top[8]:
+                    key = top[1]
+                    if key is _no_key:
+                        top[1] = value if type(value) is str else _key(value, event)
+                        top[6] = value == "<<" and not event.style
+                        continue
+                    container = top[0]
+                    if key not in container and top[7] is None and key != "<<":
+                        container[key] = value
+                        top[1] = _no_key
+                        continue
+                elif top is not None and top[4]:
+                    top[5] = _mark(event, "start_mark")
                 attach(value, event, event)
             elif cls is ev.MappingStartEvent or cls is ev.SequenceStartEvent:
                 tag = event.tag
@@ -217,7 +240,7 @@ def load_documents(text: str, *, track: str | None = None) -> list[Document]:
                 container: dict[str, Any] | list[Any] = {} if is_map else []
                 if event.anchor is not None:
                     anchors[event.anchor] = container  # visible to (recursive) aliases inside it
-                stack.append([container, _no_key, event.anchor, event, track_children, None, False, None])
+                stack.append([container, _no_key, event.anchor, event, track_children, None, False, None, is_map])
             elif cls is ev.MappingEndEvent or cls is ev.SequenceEndEvent:
                 container, _, anchor, start_event, *_ = stack.pop()
                 if anchor is not None:
