@@ -22,16 +22,10 @@ VM = """\
     labels:
       app: fleet
       tier: "{tier}"
-      kubevirt.io/domain: vm-{i:05d}
     annotations:
-      description: 'VM number {i}'
-      config.kubernetes.io/index: '0'
-      config.kubernetes.io/path: 'vms/vm-{i:05d}.yaml'
       internal.config.kubernetes.io/index: '0'
       internal.config.kubernetes.io/path: 'vms/vm-{i:05d}.yaml'
-      internal.config.kubernetes.io/seqindent: 'compact'
       internal.config.kubernetes.io/id: '{id}'
-      config.k8s.io/id: '{id}'
   spec:
     runStrategy: Always
 {matchers}    dataVolumeTemplates:
@@ -68,20 +62,10 @@ VM = """\
             userData: |-
               #cloud-config
               hostname: vm-{i:05d}
-              user: fedora
-              password: "{i:05d}-pass"
-              chpasswd: {{ expire: False }}
               ssh_authorized_keys:
-                - ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAI{i:08d}Zm9vYmFyYmF6 admin@example.com
-              packages:
-                - qemu-guest-agent
-                - nginx
+                - ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAI{i:08d} admin@example.com
               runcmd:
                 - [systemctl, enable, --now, qemu-guest-agent]
-                - [systemctl, enable, --now, nginx]
-              write_files:
-                - path: /etc/motd
-                  content: "managed by GitOps: yes"
 """
 
 MATCHERS = """\

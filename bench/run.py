@@ -1,0 +1,215 @@
+"""End-to-end benchmark: kubevirt-krm against YAML floors measured in the same run.
+
+    python bench/run.py                       # 1k, 10k and 50k VMs, median of 3
+    python bench/run.py --sizes 1000,10000 --repeat 3
+
+For each size a synthetic ResourceList (bench/synth.py: common-instancetypes names, dataVolumeTemplates,
+cloud-init blocks, some inferFromVolume) is written to a temp dir, then every measurement runs in its own
+subprocess (so peak RSS is per measurement):
+
+* floors: load + dump of the same list with PyYAML's C loader/dumper and with yaml-rs (Rust), in-process
+  time (no interpreter start-up: the floor is the library alone);
+* kubevirt-krm, end to end (``kubevirt-krm < list > /dev/null``, start-up included): an empty list, catalog
+  generation, I/O only (no VMs changed), validate, revisions, expand.
+
+The table shows the median wall time, ratio to the fastest floor of that size, peak RSS and its ratio to
+the fastest floor's, and the scaling factors 10k/1k and 50k/10k. Targets (issue 7) are checked at the end.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from synth import resource_list  # noqa: E402
+
+RENDERER = """\
+functionConfig:
+  apiVersion: kubevirt-krm.dev/v1alpha1
+  kind: VirtualMachineRenderer
+  metadata:
+    name: bench
+  spec:
+    mode: {mode}
+"""
+CATALOG = """\
+apiVersion: config.kubernetes.io/v1
+kind: ResourceList
+items: []
+functionConfig:
+  apiVersion: kubevirt-krm.dev/v1alpha1
+  kind: InstancetypeCatalog
+  metadata:
+    name: bench
+  spec:
+    builtin: common-instancetypes
+"""
+EMPTY = "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems: []\n"
+
+FLOOR_CODE = {
+    "PyYAML C": (
+        "import yaml,time,sys\n"
+        "t=time.perf_counter(); text=open(sys.argv[1]).read()\n"
+        "d=yaml.load(text, Loader=yaml.CSafeLoader)\n"
+        "out=yaml.dump(d, Dumper=yaml.CSafeDumper, sort_keys=False, default_flow_style=False)\n"
+        "print(time.perf_counter()-t)\n"
+    ),
+    "yaml-rs": (
+        "import yaml_rs,time,sys\n"
+        "t=time.perf_counter(); text=open(sys.argv[1]).read()\n"
+        "d=yaml_rs.loads(text, parse_datetime=False)\n"
+        "out=yaml_rs.dumps(d)\n"
+        "print(time.perf_counter()-t)\n"
+    ),
+}
+FLOOR_MODULE = {"PyYAML C": "yaml", "yaml-rs": "yaml_rs"}
+# kubevirt-krm's own I/O layer on the same list, in-process like the floors (issue 2's 1.2x target):
+# "emit all" writes every item through the emitter; "pass-through" is what a no-op run does.
+IO_CODE = {
+    "kubevirt-krm I/O: load + emit all": (
+        "import time,sys\nfrom krm_fn.io.resourcelist import parse_resource_list\nfrom krm_fn.io.emitter import dump\n"
+        "t=time.perf_counter(); text=open(sys.argv[1]).read()\nrl=parse_resource_list(text)\n"
+        "out=dump({'apiVersion': rl.api_version, 'kind': 'ResourceList', 'items': rl.items})\n"
+        "print(time.perf_counter()-t)\n"
+    ),
+    "kubevirt-krm I/O: load + pass-through": (
+        "import time,sys\nfrom krm_fn.io.resourcelist import parse_resource_list, dump_resource_list\n"
+        "t=time.perf_counter(); text=open(sys.argv[1]).read()\nrl=parse_resource_list(text)\n"
+        "out=dump_resource_list(rl, rl.items, [])\nprint(time.perf_counter()-t)\n"
+    ),
+}
+
+
+@dataclass
+class Sample:
+    seconds: float
+    rss_mb: float
+
+
+def measure(argv: list[str], stdin: Path | None, repeat: int) -> tuple[float, float]:
+    """Median seconds and peak RSS (MB) over ``repeat`` runs, each in a fresh grandchild for RSS."""
+    times: list[float] = []
+    rss: list[float] = []
+    for _ in range(repeat):
+        probe = subprocess.run(
+            [sys.executable, __file__, "--child", "--", *argv], stdin=open(stdin or os.devnull, "rb"),
+            capture_output=True, text=True, check=False)
+        if probe.returncode != 0:
+            raise RuntimeError(f"{' '.join(argv[:3])}: {probe.stderr[-800:]}")
+        seconds, peak = probe.stdout.split()
+        times.append(float(seconds))
+        rss.append(float(peak))
+    return statistics.median(times), max(rss)
+
+
+def child(argv: list[str]) -> None:
+    """Run argv with our stdin; print its time (printed by a floor snippet, else wall) and peak RSS."""
+    start = time.perf_counter()
+    proc = subprocess.run(argv, stdin=sys.stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE, check=False)
+    wall = time.perf_counter() - start
+    if proc.returncode not in (0, 1):
+        sys.stderr.write(proc.stderr.decode()[-800:])
+        raise SystemExit(2)
+    seconds = wall
+    if argv[:2] == [sys.executable, "-c"]:
+        seconds = float(proc.stdout.decode().split()[-1])
+    peak_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    print(f"{seconds:.4f} {peak_mb:.1f}")
+
+
+def main() -> int:
+    if "--child" in sys.argv:
+        child(sys.argv[sys.argv.index("--") + 1:])
+        return 0
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--sizes", default="1000,10000,50000")
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--pyyaml-max", type=int, default=10000, help="skip the slow PyYAML floor above this size")
+    args = ap.parse_args()
+    sizes = [int(s) for s in args.sizes.split(",")]
+    exe = shutil.which("kubevirt-krm")
+    fn = [exe] if exe else [sys.executable, "-m", "krm_fn"]
+    floors = [name for name, mod in FLOOR_MODULE.items() if _importable(mod)]
+    print(f"# kubevirt-krm benchmark — {time.strftime('%Y-%m-%d')}, {platform.machine()}, {os.cpu_count()} cores, "
+          f"Python {platform.python_version()}; floors: {', '.join(floors)}; median of {args.repeat}")
+    rows: list[tuple[str, int, float, float]] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        base = Path(tmp)
+        (base / "empty.yaml").write_text(EMPTY)
+        (base / "catalog.yaml").write_text(CATALOG)
+        rows.append(("startup (empty list)", 0, *measure(fn, base / "empty.yaml", args.repeat)))
+        rows.append(("catalog generation (244 objects)", 0, *measure(fn, base / "catalog.yaml", args.repeat)))
+        for n in sizes:
+            body = resource_list(n)
+            plain = base / f"rl{n}.yaml"
+            plain.write_text(body)
+            size_mb = plain.stat().st_size / 1e6
+            print(f"# {n} VMs: {size_mb:.1f} MB")
+            for name in floors:
+                if name == "PyYAML C" and n > args.pyyaml_max:
+                    continue
+                rows.append((f"floor: {name} load+dump", n,
+                             *measure([sys.executable, "-c", FLOOR_CODE[name], str(plain)], None, args.repeat)))
+            for name, code in IO_CODE.items():
+                rows.append((name, n, *measure([sys.executable, "-c", code, str(plain)], None, args.repeat)))
+            for mode in ("validate", "revisions", "expand"):
+                f = base / f"{mode}{n}.yaml"
+                f.write_text(body + RENDERER.format(mode=mode))
+                rows.append((f"kubevirt-krm {mode}", n, *measure(fn, f, args.repeat)))
+            print(f"# {n} done", flush=True)
+    report(rows, sizes)
+    return 0
+
+
+def _importable(module: str) -> bool:
+    return subprocess.run([sys.executable, "-c", f"import {module}"], capture_output=True).returncode == 0
+
+
+def report(rows: list[tuple[str, int, float, float]], sizes: list[int]) -> None:
+    floor_t: dict[int, float] = {}
+    floor_m: dict[int, float] = {}
+    for name, n, t, m in rows:
+        if name.startswith("floor") and (n not in floor_t or t < floor_t[n]):
+            floor_t[n], floor_m[n] = t, m
+    by = {(name, n): (t, m) for name, n, t, m in rows}
+    print()
+    print("| measurement | VMs | seconds | × fastest floor | peak RSS MB | × floor RSS |")
+    print("|---|---:|---:|---:|---:|---:|")
+    for name, n, t, m in rows:
+        ratio = f"{t / floor_t[n]:.2f}" if n in floor_t else ""
+        mratio = f"{m / floor_m[n]:.2f}" if n in floor_m else ""
+        print(f"| {name} | {n or ''} | {t:.3f} | {ratio} | {m:.0f} | {mratio} |")
+    print()
+    names = sorted({name for name, n, _, _ in rows if n})
+    for a, b, limit in ((1000, 10000, 11.0), (10000, 50000, 5.5)):
+        if a in sizes and b in sizes:
+            print(f"scaling {b // 1000}k/{a // 1000}k (target ≤ {limit}):")
+            for name in names:
+                if (name, a) in by and (name, b) in by:
+                    print(f"  {name}: {by[(name, b)][0] / by[(name, a)][0]:.2f}")
+    print()
+    print("targets:")
+    start = by.get(("startup (empty list)", 0))
+    if start:
+        print(f"  startup {start[0] * 1000:.0f} ms (target ≤ 150 ms): {'ok' if start[0] <= 0.150 else 'MISSED'}")
+    if 10000 in floor_t:
+        for mode in ("revisions", "expand"):
+            t, m = by[(f"kubevirt-krm {mode}", 10000)]
+            r, mr = t / floor_t[10000], m / floor_m[10000]
+            print(f"  {mode} 10k: {r:.2f}× floor (target ≤ 1.5): {'ok' if r <= 1.5 else 'MISSED'}; "
+                  f"memory {mr:.2f}× (target ≤ 1.5): {'ok' if mr <= 1.5 else 'MISSED'}")
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
