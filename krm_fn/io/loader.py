@@ -214,9 +214,9 @@ def load_documents(text: str, *, track: str | None = None) -> list[Document]:
                         top[1] = value if type(value) is str else _key(value, event)
                         top[6] = value == "<<" and not event.style
                         continue
-                    container = top[0]
-                    if key not in container and top[7] is None and key != "<<":
-                        container[key] = value
+                    mapping = top[0]
+                    if key not in mapping and top[7] is None and key != "<<":
+                        mapping[key] = value
                         top[1] = _no_key
                         continue
                 elif top is not None and top[4]:

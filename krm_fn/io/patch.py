@@ -80,7 +80,8 @@ def locate(text: str, edits: Edits) -> list[tuple[int, int, str, Any]] | None:
     """Positions in ``text`` for every edit: ``(start, end, kind, payload)``; None if not a block layout.
 
     For REPLACE/REMOVE the span is the pair's whole lines; for additions, an insertion point at the end
-    of the mapping with the column its keys use.
+    of the mapping with the column its keys use (and, in place of an end, a key that puts deeper
+    insertions at the same point first).
     """
     parser = _EventParser(text)
     out: list[tuple[int, int, str, Any]] = []
@@ -124,7 +125,8 @@ def locate(text: str, edits: Edits) -> list[tuple[int, int, str, Any]] | None:
                 if additions:
                     if done[5] is None:
                         return None
-                    out.append((done[5], done[5], ADD, (additions, done[6])))
+                    # several mappings can end at the same place: deeper ones first in the text
+                    out.append((done[5], done[5] - len(frames) - 1, ADD, (additions, done[6])))
                     remaining -= 1
             remaining -= _value_done(frames[-1] if frames else None, event, text, out)
     return out
@@ -166,6 +168,8 @@ def splice(text: str, old: dict[str, Any], new: dict[str, Any], e: Emitter) -> s
         return None
     if not edits.changes:
         return text
+    if not new:
+        return None
     if "&" in text:  # anchors: a replaced pair could hold an anchor an unchanged alias needs
         return None
     try:
@@ -176,7 +180,8 @@ def splice(text: str, old: dict[str, Any], new: dict[str, Any], e: Emitter) -> s
         return None
     parts: list[str] = []
     pos = len(text)
-    for start, end, kind, payload in sorted(spans, key=lambda s: (s[0], s[1]), reverse=True):
+    for start, order, kind, payload in sorted(spans, key=lambda s: (s[0], s[1]), reverse=True):
+        end = start if kind == ADD else order
         pairs, column = payload
         replacement = "" if kind == REMOVE else _emit_pairs(e, pairs, column)
         if kind != ADD:

@@ -113,3 +113,49 @@ def test_resource_list_uses_the_original_text_of_a_replaced_item() -> None:
     out = dump_resource_list(rl, [new], [])
     assert "    labels: {app: \"x\", tier: 'db'}\n" in out and "    runStrategy: Halted\n" in out
     assert parse_resource_list(out).items == [new]
+
+
+# --- property: whatever the edit, the spliced text reads back as the new value ------------------------
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from krm_fn.io.emitter import dump  # noqa: E402
+
+_keys = st.sampled_from(["a", "b", "spec", "name", "on", "x.y", "metadata", "status", "items"])
+_scalars = st.one_of(st.none(), st.booleans(), st.integers(-5, 5),
+                     st.sampled_from(["", "yes", "0777", "multi\nline\n", "v", "1e3", "a: b", "- x"]))
+_values = st.recursive(_scalars, lambda inner: st.one_of(st.lists(inner, max_size=3),
+                                                         st.dictionaries(_keys, inner, max_size=4)), max_leaves=12)
+_docs = st.dictionaries(_keys, _values, min_size=1, max_size=5)
+
+
+@st.composite
+def _edited(draw: st.DrawFn) -> tuple[dict[str, Any], dict[str, Any]]:
+    old = draw(_docs)
+    new = copy.deepcopy(old)
+
+    def mutate(node: dict[str, Any]) -> None:
+        for key in list(node):
+            choice = draw(st.integers(0, 5))
+            if choice == 0:
+                del node[key]
+            elif choice == 1:
+                node[key] = draw(_values)
+            elif choice == 2 and isinstance(node[key], dict):
+                mutate(node[key])
+        if draw(st.booleans()):
+            node[draw(_keys)] = draw(_values)
+
+    mutate(new)
+    return old, new
+
+
+@settings(max_examples=1000, deadline=None, database=None)
+@given(_edited())
+def test_splice_reads_back_as_the_new_value(pair: tuple[dict[str, Any], dict[str, Any]]) -> None:
+    old, new = pair
+    src = dump(old)
+    assert load_documents(src)[0].value == old
+    out = splice(src, old, new, Emitter())
+    if out is not None:
+        assert load_documents(out)[0].value == new, out
