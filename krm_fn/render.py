@@ -1,5 +1,6 @@
 """``VirtualMachineRenderer``: pin VMs to ControllerRevisions (``revisions``, the default), expand them
-(``expand``), or only check them (``validate``).
+(``expand``), only check them (``validate``), or rewrite legacy objects to v1beta1 (``migrate``, also a step
+the other modes run first with ``migrate: true``; ``krm_fn.migrate``).
 
 Rules (``docs/architecture.md``): never mutate an input dict; an unchanged item is returned as the same
 object; a changed item is a new dict; generated ControllerRevisions come after the input items, in the
@@ -23,9 +24,10 @@ from krm_fn.kube.api import ANN_INDEX, ANN_LEGACY_INDEX, ANN_LEGACY_PATH, ANN_PA
     KIND_VM, VM_API_VERSION
 from krm_fn.kube.paths import Obj, get
 from krm_fn.results import Result
-from krm_fn.revisions import LABEL_OBJECT_VERSION, PinnedContent, build_pinned_revision, revision_data
+from krm_fn.revisions import LABEL_OBJECT_VERSION, PinnedContent, build_pinned_revision, is_instancetype_revision, \
+    revision_data, with_sync_wave
 
-Mode = Literal["revisions", "expand", "validate"]
+Mode = Literal["revisions", "expand", "validate", "migrate"]
 FAMILIES: Final[tuple[Family, ...]] = ("instancetype", "preference")
 SHARED_REVISIONS_FILE: Final = "controllerrevisions.yaml"
 
@@ -36,6 +38,9 @@ class RevisionsSpec:
     scope: Literal["per-vm", "shared"] = "per-vm"
     # move pinned VMs to the current content of their instancetype/preference
     repin: bool = False
+    # opt-in: annotate instancetype/preference revisions with argocd.argoproj.io/sync-wave (e.g. -1), so Argo CD
+    # applies them before the VMs that reference them and prunes them after (docs/revisions.md)
+    sync_wave: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,6 +50,11 @@ class RendererSpec:
     revisions: RevisionsSpec = field(default_factory=RevisionsSpec)
     # where instancetypes/preferences missing from the items come from (builtin "none": nowhere)
     catalog: CatalogSpec = field(default_factory=CatalogSpec)
+    # validate every object we change or generate strictly (krm_fn.validate); a problem is an error result
+    validate_output: bool = False
+    # run the migrate step (legacy flavor/v1alpha objects and revisions -> v1beta1, docs/migrate.md) before the
+    # other modes; mode: migrate runs only that step
+    migrate: bool = False
 
 
 VM_API_VERSIONS: Final = frozenset({VM_API_VERSION, "kubevirt.io/v1alpha3"})  # both served, same types
@@ -93,6 +103,9 @@ class _Renderer:
     def item(self, item: Any) -> Any:
         if is_vm(item):
             return self.vm(item)
+        wave = self.spec.revisions.sync_wave
+        if wave is not None and self.spec.mode == "revisions" and is_instancetype_revision(item):
+            return with_sync_wave(item, wave)
         if isinstance(item, dict) and item.get("kind") in WRAPPER_KINDS and isinstance(item.get("items"), list):
             inner = [self.item(i) for i in item["items"]]
             if all(a is b for a, b in zip(inner, item["items"])):
@@ -105,6 +118,8 @@ class _Renderer:
         checked = vm
         if mode == "revisions" and self.spec.revisions.repin:
             checked = _unpinned(vm)
+        if mode != "expand" and self.report_missing_pins(checked):
+            return vm
         outcome: Outcome = process_vm(checked, self.index, self.spec.cluster)
         if outcome.rejection is not None:
             r = outcome.rejection
@@ -167,7 +182,27 @@ class _Renderer:
             idx = self._next_index.get(path, 0)
             self._next_index[path] = idx + 1
             cr["metadata"]["annotations"] = {ANN_PATH: path, ANN_INDEX: str(idx)}
+        if self.spec.revisions.sync_wave is not None:
+            cr = with_sync_wave(cr, self.spec.revisions.sync_wave)
         self.generated.append(cr)
+
+    def report_missing_pins(self, vm: Obj) -> bool:
+        """An error per ``spec.*.revisionName`` that is not among the items (KubeVirt would admit the VM, skip the
+        instancetype checks and fail it with FailedFind*); said directly instead of a misleading later error."""
+        spec = vm.get("spec")
+        missing = False
+        for family in FAMILIES:
+            matcher = spec.get(family) if isinstance(spec, dict) else None
+            name = matcher.get("revisionName") if isinstance(matcher, dict) else None
+            if not name or self.index.get(KIND_CONTROLLER_REVISION, namespace_of(vm), str(name)) is not None:
+                continue
+            missing = True
+            self.results.append(Result.for_object(
+                f"controllerrevisions.apps \"{name}\" not found: spec.{family}.revisionName pins this VM to a "
+                f"ControllerRevision that is not among the input objects; render the VM together with its revisions, "
+                f"or set spec.{family}.revisionName to \"\" to pin it again", vm,
+                field_path=f"spec.{family}.revisionName", tags=(("stage", "revisions"),)))
+        return missing
 
     def report_drift(self, vm: Obj, inferred: Obj, family: Family, revision_name: str) -> None:
         """A pin is kept; say when the revision lacks the version label or a newer content exists."""
@@ -178,7 +213,10 @@ class _Renderer:
         if labels.get(LABEL_OBJECT_VERSION) != "v1beta1":
             self.results.append(Result.for_object(
                 f"ControllerRevision {revision_name} has no label {LABEL_OBJECT_VERSION}: v1beta1; KubeVirt's "
-                f"upgrade step will replace it and delete it", vm, "warning", field_path=f"spec.{family}.revisionName"))
+                f"upgrade step will replace it and delete it, and the VM then fails with "
+                f"FailedFind{family.title()}; set spec.{family}.revisionName to \"\" (or revisions.repin: true) to "
+                f"pin it to a labelled revision",
+                vm, "warning", field_path=f"spec.{family}.revisionName"))
         try:
             pinned = spec_from_revision(cr, family)
             kind, obj = find_object(inferred, family, self.index)
@@ -196,6 +234,23 @@ class _Renderer:
 def render(items: list[Obj], spec: RendererSpec,
            catalog_objects: Callable[[], Sequence[Obj]]) -> tuple[list[Obj], list[Result]]:
     """Process every VirtualMachine in ``items`` (input order); other items pass through untouched."""
-    renderer = _Renderer(spec, Index(items, catalog_objects), items)
-    out = [renderer.item(item) for item in items]
-    return out + renderer.generated, renderer.results
+    from krm_fn.migrate import deprecation_infos, migrate
+
+    source = items
+    if spec.mode == "migrate" or spec.migrate:
+        items, results = migrate(items, shared_revisions=spec.revisions.scope == "shared")
+    else:
+        results = deprecation_infos(items)
+    if spec.mode == "migrate":
+        out = items
+    else:
+        renderer = _Renderer(spec, Index(items, catalog_objects), items)
+        out = [renderer.item(item) for item in items] + renderer.generated
+        results += renderer.results
+        if spec.mode == "validate":
+            out = list(source)  # validate changes nothing; migrate's results say what it would rewrite
+    if spec.validate_output:
+        from krm_fn.validate import output_results
+
+        return out, results + output_results(source, out)
+    return out, results

@@ -93,6 +93,12 @@ def _digest(value: Any, length: int = DIGEST_LENGTH) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:length]
 
 
+def content_digest(data: Obj) -> str:
+    """The hash in a pinned revision's name: sha256 of ``data`` as canonical JSON (sorted keys), 16 hex digits.
+    Key order and YAML formatting do not matter; any change to the embedded object does."""
+    return _digest(data)
+
+
 @dataclass(frozen=True, slots=True)
 class PinnedContent:
     """What a pinned revision embeds, computed once per object and render."""
@@ -105,7 +111,7 @@ class PinnedContent:
     def of(obj: Obj, kind: str) -> PinnedContent:
         data = revision_data(obj, kind)
         generation = int((obj.get("metadata") or {}).get("generation") or 1)
-        return PinnedContent(data, _digest(data), generation)
+        return PinnedContent(data, content_digest(data), generation)
 
 
 def pinned_name(prefix: str, content: PinnedContent) -> str:
@@ -154,3 +160,26 @@ def build_pinned_revision(vm: Obj, obj: Obj, kind: str, shared: bool,
 def same_content(a: Obj, b: Obj) -> bool:
     """KubeVirt compares revisions by their decoded ``spec`` only (``revision/compare.go``)."""
     return (a.get("data") or {}).get("spec") == (b.get("data") or {}).get("spec")
+
+
+# --- Argo CD ordering (``revisions.syncWave``) --------------------------------------------------------
+ANN_SYNC_WAVE: Final = "argocd.argoproj.io/sync-wave"
+
+
+def is_instancetype_revision(obj: Any) -> bool:
+    """A ControllerRevision that embeds an instancetype or preference (KubeVirt's ``object-kind`` label)."""
+    if not isinstance(obj, dict) or obj.get("kind") != KIND_CONTROLLER_REVISION:
+        return False
+    labels = (obj.get("metadata") or {}).get("labels")
+    return isinstance(labels, dict) and LABEL_OBJECT_KIND in labels
+
+
+def with_sync_wave(cr: Obj, wave: int) -> Obj:
+    """``cr`` with ``argocd.argoproj.io/sync-wave: "<wave>"``; the same object when it already has it."""
+    md = cr.get("metadata")
+    metadata: Obj = md if isinstance(md, dict) else {}
+    ann = metadata.get("annotations")
+    annotations: dict[str, Any] = ann if isinstance(ann, dict) else {}
+    if annotations.get(ANN_SYNC_WAVE) == str(wave):
+        return cr
+    return {**cr, "metadata": {**metadata, "annotations": {**annotations, ANN_SYNC_WAVE: str(wave)}}}

@@ -32,3 +32,4 @@ class CatalogSpec:
     namespace: str | None = None        # namespace for namespaced objects
     version: str | None = None          # optional version label value
     parameters: tuple[str, ...] = ()    # catalog parameters as ``name=value`` (e.g. ``gpuDeviceName=nvidia.com/X``)
+    validate_output: bool = False       # validate every generated object strictly (krm_fn.validate)

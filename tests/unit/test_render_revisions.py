@@ -134,3 +134,80 @@ def test_long_names_are_cut_without_collisions() -> None:
                       {**b, "spec": {**b["spec"], "instancetype": {"name": "i" * 60}}}])
     names = [o["metadata"]["name"] for o in out if o["kind"] == "ControllerRevision"]
     assert len(names) == 2 and names[0] != names[1] and all(len(n) <= 253 for n in names)
+
+
+def test_vms_without_a_namespace_get_revisions_without_one() -> None:
+    for spec in (PER_VM, SHARED):
+        vm = make_vm(namespace=None, instancetype={"name": "it"}, preference={"name": "pref"})
+        out, results = _render([instancetype(), preference(), vm], spec)
+        crs = [o for o in out if o["kind"] == "ControllerRevision"]
+        assert results == [] and len(crs) == 2
+        assert all("namespace" not in cr["metadata"] for cr in crs)
+        again, _ = _render(out, spec)
+        assert all(a is b for a, b in zip(again, out)) and len(again) == len(out)
+
+
+def test_shared_scope_one_revision_per_namespace() -> None:
+    vms = [make_vm(name=f"vm{i}", namespace=ns, instancetype={"name": "it"})
+           for i, ns in enumerate(["a", "a", "b", "b", "b"])]
+    out, _ = _render([instancetype(), *vms], SHARED)
+    crs = [o for o in out if o["kind"] == "ControllerRevision"]
+    assert sorted(cr["metadata"]["namespace"] for cr in crs) == ["a", "b"]
+    assert len({cr["metadata"]["name"] for cr in crs}) == 1  # same content, same name, one per namespace
+    for vm in out[1:6]:
+        assert vm["spec"]["instancetype"]["revisionName"] == crs[0]["metadata"]["name"]
+
+
+def test_namespaced_and_cluster_kinds_of_one_name_get_different_revisions() -> None:
+    ns_it = {**instancetype(cpu=4), "kind": "VirtualMachineInstancetype"}
+    ns_it["metadata"] = {**ns_it["metadata"], "namespace": "ns1"}
+    a = make_vm(name="a", instancetype={"name": "it"})
+    b = make_vm(name="b", instancetype={"name": "it", "kind": "VirtualMachineInstancetype"})
+    out, results = _render([instancetype(), ns_it, a, b], SHARED)
+    crs = [o for o in out if o["kind"] == "ControllerRevision"]
+    assert results == [] and len({cr["metadata"]["name"] for cr in crs}) == 2
+    assert {cr["data"]["kind"] for cr in crs} == {"VirtualMachineClusterInstancetype", "VirtualMachineInstancetype"}
+
+
+def test_missing_pin_is_reported_as_such_in_revisions_and_validate_modes() -> None:
+    vm = make_vm(instancetype={"name": "it", "revisionName": "gone"}, preference={"name": "pref"})
+    for spec in (PER_VM, RendererSpec(mode="validate")):
+        out, results = _render([instancetype(), preference(requirements={"memory": {"guest": "1Gi"}}), vm], spec)
+        assert out[2] is vm and [r.severity for r in results] == ["error"]
+        assert results[0].message.startswith(
+            'controllerrevisions.apps "gone" not found: spec.instancetype.revisionName')
+        assert results[0].field_path == "spec.instancetype.revisionName"
+    out, results = _render([instancetype(), preference(), vm], RendererSpec(revisions=RevisionsSpec(repin=True)))
+    assert results == [] and out[2]["spec"]["instancetype"]["revisionName"] != "gone"  # repin recovers
+
+
+def test_sync_wave_is_opt_in_and_idempotent() -> None:
+    plain, _ = _render([instancetype(), _vm(pref=False)])
+    assert "argocd.argoproj.io/sync-wave" not in plain[2]["metadata"]["annotations"]
+    waved = RendererSpec(revisions=RevisionsSpec(sync_wave=-1))
+    out, _ = _render([instancetype(), _vm(pref=False)], waved)
+    assert out[2]["metadata"]["annotations"]["argocd.argoproj.io/sync-wave"] == "-1"
+    assert out[2]["metadata"]["name"] == plain[2]["metadata"]["name"]  # annotations are not content
+    again, _ = _render(out, waved)
+    assert all(a is b for a, b in zip(again, out))
+    # switched on later: the revisions already in the items get it too, nothing else changes
+    later, _ = _render(plain, waved)
+    assert later[1] is plain[1] and later[2] is not plain[2]
+    assert later[2]["metadata"]["annotations"] == {**plain[2]["metadata"]["annotations"],
+                                                   "argocd.argoproj.io/sync-wave": "-1"}
+    # validate and expand never change a revision
+    for mode in ("validate", "expand"):
+        spec = RendererSpec(mode=mode, revisions=RevisionsSpec(sync_wave=-1))  # type: ignore[arg-type]
+        out, _ = _render(plain, spec)
+        assert out[2] is plain[2]
+
+
+def test_sync_wave_config_keys() -> None:
+    from krm_fn.config import load
+
+    typed = load({"apiVersion": "kubevirt-krm.dev/v1alpha1", "kind": "VirtualMachineRenderer",
+                  "metadata": {"name": "r"}, "spec": {"revisions": {"syncWave": -1}}})
+    assert typed.spec.revisions.sync_wave == -1
+    flat = load({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "r"},
+                 "data": {"revisions.syncWave": "-1", "revisions.scope": "shared"}})
+    assert flat.spec.revisions.sync_wave == -1 and flat.spec.revisions.scope == "shared"

@@ -45,3 +45,36 @@ def test_no_owner_reference_without_a_vm_uid_and_go_round_trip_of_data() -> None
 
 def test_revision_name() -> None:
     assert revision_name("vm", "it", "uid", 2) == "vm-it-v1beta1-uid-2"
+
+
+def test_content_digest_ignores_key_order_only() -> None:
+    from krm_fn.revisions import content_digest
+
+    a = {"apiVersion": "x", "kind": "k", "metadata": {"name": "n"},
+         "spec": {"cpu": {"guest": 1}, "memory": {"guest": "1Gi"}}}
+    b = {"spec": {"memory": {"guest": "1Gi"}, "cpu": {"guest": 1}}, "metadata": {"name": "n"},
+         "kind": "k", "apiVersion": "x"}
+    assert content_digest(a) == content_digest(b) and len(content_digest(a)) == 16
+    assert content_digest(a) != content_digest({**a, "spec": {**a["spec"], "cpu": {"guest": 2}}})
+
+
+def test_pinned_name_is_a_bounded_dns_subdomain() -> None:
+    from krm_fn.revisions import PinnedContent, pinned_name
+
+    content = PinnedContent.of(instancetype("u1.small"), "VirtualMachineClusterInstancetype")
+    assert pinned_name("vm-u1.small", content) == f"vm-u1.small-v1beta1-{content.digest}-1"
+    long_a, long_b = pinned_name("a" * 250 + "-x", content), pinned_name("a" * 250 + "-y", content)
+    assert len(long_a) == 253 and long_a != long_b and long_a.endswith(f"-v1beta1-{content.digest}-1")
+
+
+def test_sync_wave_helpers() -> None:
+    from krm_fn.revisions import build_pinned_revision, is_instancetype_revision, with_sync_wave
+
+    cr = build_pinned_revision(make_vm(), instancetype(), "VirtualMachineClusterInstancetype", shared=False)
+    assert is_instancetype_revision(cr)
+    assert not is_instancetype_revision({"apiVersion": "apps/v1", "kind": "ControllerRevision",
+                                         "metadata": {"name": "x"}})
+    waved = with_sync_wave(cr, -1)
+    assert waved["metadata"]["annotations"] == {"argocd.argoproj.io/sync-wave": "-1"}
+    assert "annotations" not in cr["metadata"]
+    assert with_sync_wave(waved, -1) is waved

@@ -1,0 +1,304 @@
+"""``VirtualMachineRenderer`` ``mode: migrate`` (and the ``migrate: true`` step of the other modes): rewrite
+every legacy instancetype-era object and reference to its v1beta1 equivalent (``docs/migrate.md``).
+
+One module per legacy form: :mod:`.flavor` (``profiles`` flavors), :mod:`.objects` (v1alpha1/v1alpha2 and
+``spec`` flavors, deprecated topology values), :mod:`.vm` (``spec.flavor``), :mod:`.revision`
+(ControllerRevisions KubeVirt >= v1.7 cannot decode). This module walks the items.
+
+Rules (as :func:`krm_fn.render.render`): input dicts are never mutated; an unchanged item is returned as the
+same object, a changed one is a new dict; names, labels and path/index annotations are kept (a rewritten
+ControllerRevision gets a new name, see the docs); one ``warning`` result per rewrite, one ``error`` for what
+needs a decision (that object is left unchanged); migrating migrated output changes nothing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from krm_fn.find import Family
+from krm_fn.index import WRAPPER_KINDS, iter_objects, name_of, namespace_of
+from krm_fn.kube.api import ANN_INDEX, ANN_LEGACY_INDEX, ANN_LEGACY_PATH, ANN_PATH, CLUSTER_SCOPED_KINDS, KIND_VM
+from krm_fn.kube.paths import Obj, get
+from krm_fn.migrate.common import (
+    FLAVOR_API_VERSION,
+    FLAVOR_KINDS,
+    TOPOLOGY_PATH,
+    current_kind,
+    deprecated_topology,
+    family_of,
+    fail,
+    warn,
+)
+from krm_fn.migrate.flavor import Choice, choose_profile, convert_flavor, has_profiles
+from krm_fn.migrate.objects import convert_object
+from krm_fn.migrate.revision import (
+    OBJECT_LABEL_PREFIX,
+    Decoded,
+    DecodeError,
+    decode,
+    fixed_labels,
+    holds_spec_revision,
+    is_controller_revision,
+    labelled_current,
+    looks_like_ours,
+)
+from krm_fn.migrate.vm import convert_vm
+from krm_fn.results import Result
+from krm_fn.revisions import build_pinned_revision
+
+__all__ = ["deprecation_infos", "migrate"]
+
+FAMILIES: Final[tuple[Family, ...]] = ("instancetype", "preference")
+VM_API_VERSIONS: Final = frozenset({"kubevirt.io/v1", "kubevirt.io/v1alpha3"})
+
+
+def _is_vm(obj: Any) -> bool:
+    return isinstance(obj, dict) and obj.get("kind") == KIND_VM and obj.get("apiVersion") in VM_API_VERSIONS
+
+
+def _annotations(obj: Obj) -> dict[str, Any]:
+    ann = get(obj, ("metadata", "annotations"))
+    return ann if isinstance(ann, dict) else {}
+
+
+def _path(obj: Obj) -> str | None:
+    ann = _annotations(obj)
+    path = ann.get(ANN_PATH) or ann.get(ANN_LEGACY_PATH)
+    return str(path) if path else None
+
+
+@dataclass(slots=True)
+class _Replacement:
+    """A v1beta1 revision made from a legacy one for one VM."""
+
+    cr: Obj
+    decoded: Decoded
+    vm: Obj
+
+
+@dataclass(slots=True)
+class _Legacy:
+    """What became of a legacy revision: the new revisions to emit, and those that already existed."""
+
+    new: list[_Replacement] = field(default_factory=list)
+    existing: list[str] = field(default_factory=list)
+
+
+class _Migrator:
+    def __init__(self, items: list[Any], shared: bool) -> None:
+        self.items = items
+        self.shared = shared
+        self.results: list[Result] = []
+        self.extra: list[Obj] = []
+        self.extra_results: list[Result] = []
+        self.vms: dict[int, tuple[Obj, list[Result]]] = {}
+        self.legacy: dict[int, _Legacy] = {}
+        self.referenced: set[int] = set()
+        self.flavors: dict[tuple[str, str, str], Choice | None] = {}
+        self.revisions: dict[tuple[str, str], Obj] = {}
+        self.next_index: dict[str, int] = {}
+        objects = list(iter_objects(items))
+        for obj in objects:
+            kind = obj.get("kind")
+            if obj.get("apiVersion") == FLAVOR_API_VERSION and kind in FLAVOR_KINDS:
+                ns = "" if FLAVOR_KINDS[str(kind)] in CLUSTER_SCOPED_KINDS else namespace_of(obj)
+                self.flavors.setdefault((str(kind), ns, name_of(obj)),
+                                        choose_profile(obj) if has_profiles(obj) else None)
+            elif is_controller_revision(obj):
+                self.revisions.setdefault((namespace_of(obj), name_of(obj)), obj)
+            path = _path(obj)
+            if path:
+                raw = str(_annotations(obj).get(ANN_INDEX, _annotations(obj).get(ANN_LEGACY_INDEX, "0")))
+                idx = int(raw) if raw.isdigit() else 0
+                self.next_index[path] = max(self.next_index.get(path, 0), idx + 1)
+        self.known: set[tuple[str, str]] = set(self.revisions)
+
+    # --- pass 1: VirtualMachines ----------------------------------------------------------------------
+    def flavor(self, kind: str, vm: Obj, name: str) -> Choice | None | bool:
+        ns = "" if FLAVOR_KINDS[kind] in CLUSTER_SCOPED_KINDS else namespace_of(vm)
+        key = (kind, ns, name)
+        return self.flavors[key] if key in self.flavors else False
+
+    def vm(self, vm: Obj) -> None:
+        new, results = convert_vm(vm, self.flavor)
+        raw_spec = new.get("spec")
+        spec: Obj = raw_spec if isinstance(raw_spec, dict) else {}
+        new_matchers: dict[str, Obj] = {}
+        for family in FAMILIES:
+            matcher = spec.get(family)
+            name = matcher.get("revisionName") if isinstance(matcher, dict) else None
+            if not name or not isinstance(matcher, dict):
+                continue
+            cr = self.revisions.get((namespace_of(new), str(name)))
+            if cr is None or labelled_current(cr):
+                continue
+            self.referenced.add(id(cr))
+            path = f"spec.{family}.revisionName"
+            try:
+                decoded = decode(cr, family, matcher, namespace_of(new))
+            except DecodeError as err:
+                results.append(fail(new, (
+                    f"ControllerRevision {name} cannot be decoded: {err.message}; KubeVirt cannot use it either: "
+                    f"re-pin the VM (set {path} to \"\" so that a revision of the current {family} is made) or "
+                    f"replace the revision's data with a v1beta1 object, and rerun migrate"), path))
+                continue
+            if not decoded.legacy:
+                continue  # v1beta1 data: only its labels change (pass 2), under the same name
+            replacement = build_pinned_revision(new, decoded.obj, decoded.kind, self.shared)
+            new_name = str(replacement["metadata"]["name"])
+            key = (namespace_of(replacement), new_name)
+            record = self.legacy.setdefault(id(cr), _Legacy())
+            if key in self.known:
+                record.existing.append(new_name)
+            else:
+                self.known.add(key)
+                record.new.append(_Replacement(replacement, decoded, new))
+            new_matchers[family] = {**matcher, "revisionName": new_name}
+            results.append(warn(new, (
+                f"{path}: {name} ({decoded.source}, which KubeVirt >= v1.7 cannot decode) rewritten as "
+                f"{new_name} (v1beta1 data, label object-version: v1beta1)"), path))
+        if new_matchers:
+            new = {**new, "spec": {**spec, **new_matchers}}
+        self.vms[id(vm)] = (new, results)
+
+    # --- pass 2: every item, in order ------------------------------------------------------------------
+    def item(self, item: Any) -> list[Any]:
+        if not isinstance(item, dict):
+            return [item]
+        if item.get("kind") in WRAPPER_KINDS and isinstance(item.get("items"), list):
+            inner = [out for i in item["items"] for out in self.item(i)]
+            same = len(inner) == len(item["items"]) and all(a is b for a, b in zip(inner, item["items"]))
+            return [item] if same else [{**item, "items": inner}]
+        if _is_vm(item):
+            new, results = self.vms[id(item)]
+            self.results += results
+            return [new]
+        if is_controller_revision(item):
+            return self.revision(item)
+        if item.get("apiVersion") == FLAVOR_API_VERSION and has_profiles(item):
+            new, results = convert_flavor(item)
+        else:
+            new, results = convert_object(item)
+        self.results += results
+        return [new]
+
+    def revision(self, cr: Obj) -> list[Any]:
+        record = self.legacy.get(id(cr))
+        if record is not None:
+            return self.replace(cr, record)
+        if labelled_current(cr) or not looks_like_ours(cr):
+            return [cr]
+        if holds_spec_revision(cr):
+            if id(cr) not in self.referenced:
+                self.results.append(self.unreferenced(cr, "a v1alpha1 spec revision"))
+            return [cr]
+        try:
+            decoded = decode(cr, None)
+        except DecodeError as err:
+            if id(cr) not in self.referenced:  # else the VM that references it has the error
+                self.results.append(fail(cr, (
+                    f"cannot be decoded: {err.message}; no VirtualMachine in the input references it: delete it "
+                    f"(KubeVirt cannot use it), or migrate it together with the VMs that reference it"), "data"))
+            return [cr]
+        if decoded.legacy:
+            if id(cr) not in self.referenced:
+                self.results.append(self.unreferenced(cr, decoded.source))
+            return [cr]
+        new = fixed_labels(cr, decoded)
+        self.results.append(warn(new, (
+            f"label instancetype.kubevirt.io/object-version: v1beta1 added (the embedded {decoded.kind} already "
+            f"is v1beta1; labels can change on the server, so the name is kept)"), "metadata.labels"))
+        return [new]
+
+    def unreferenced(self, cr: Obj, source: str) -> Result:
+        return warn(cr, (
+            f"holds {source}, which KubeVirt >= v1.7 cannot decode, and no VirtualMachine in the input "
+            f"references it: left unchanged; migrate it together with the VMs that reference it, or delete it"),
+            "data")
+
+    def replace(self, cr: Obj, record: _Legacy) -> list[Any]:
+        old = name_of(cr)
+        out: list[Any] = []
+        for i, rep in enumerate(record.new):
+            new = self.adopt(cr, rep.cr, in_place=i == 0)
+            new_name = name_of(new)
+            vm = f"{namespace_of(rep.vm)}/{name_of(rep.vm)}"
+            if i == 0:
+                message = (f"ControllerRevision {old} ({rep.decoded.source}, which KubeVirt >= v1.7 cannot decode) "
+                           f"replaced by {new_name} for VirtualMachine {vm}: v1beta1 data and label "
+                           f"object-version: v1beta1, under a new name because the data of a ControllerRevision "
+                           f"cannot change on the server")
+            else:
+                message = (f"ControllerRevision {new_name} added for VirtualMachine {vm}: the v1beta1 form of "
+                           f"{old} ({rep.decoded.source}), one revision per VM")
+            results = [warn(new, message, "metadata.name")]
+            results += [warn(new, f"data.{note}", "data." + note.split(":", 1)[0]) for note in rep.decoded.notes]
+            if i == 0:
+                out.append(new)
+                self.results += results
+            else:
+                self.extra.append(new)
+                self.extra_results += results
+        if not record.new:
+            names = ", ".join(sorted(set(record.existing)))
+            self.results.append(warn(cr, (
+                f"removed: {old} holds {self.source(cr)}, which KubeVirt >= v1.7 cannot decode, and the VMs that "
+                f"referenced it now use {names}, already in the input"), "metadata.name"))
+        return out
+
+    def source(self, cr: Obj) -> str:
+        data = cr.get("data")
+        if isinstance(data, dict) and data.get("kind"):
+            return f"{data.get('apiVersion')} {data.get('kind')}"
+        return "a v1alpha1 spec revision"
+
+    def adopt(self, legacy: Obj, new: Obj, in_place: bool) -> Obj:
+        """``new`` with the legacy revision's other labels and annotations; in place it also keeps the file
+        path and index, otherwise it goes next in the same file."""
+        md = dict(new["metadata"])
+        legacy_labels = get(legacy, ("metadata", "labels")) or {}
+        kept = {k: v for k, v in legacy_labels.items() if not str(k).startswith(OBJECT_LABEL_PREFIX)}
+        md["labels"] = {**kept, **md.get("labels", {})}
+        annotations = dict(_annotations(legacy))
+        path = _path(legacy)
+        if not in_place:
+            for key in (ANN_PATH, ANN_INDEX, ANN_LEGACY_PATH, ANN_LEGACY_INDEX):
+                annotations.pop(key, None)
+            if path:
+                idx = self.next_index.get(path, 0)
+                self.next_index[path] = idx + 1
+                annotations.update({ANN_PATH: path, ANN_INDEX: str(idx)})
+        if annotations:
+            md["annotations"] = annotations
+        return {**new, "metadata": md}
+
+    def run(self) -> tuple[list[Any], list[Result]]:
+        for obj in iter_objects(self.items):
+            if _is_vm(obj):
+                self.vm(obj)
+        out = [new for item in self.items for new in self.item(item)]
+        return out + self.extra, self.results + self.extra_results
+
+
+def migrate(items: list[Any], *, shared_revisions: bool = False) -> tuple[list[Any], list[Result]]:
+    """Every legacy object and reference in ``items`` as v1beta1 (see the module doc); ``shared_revisions``
+    names rewritten revisions like ``revisions.scope: shared`` (one per namespace and content)."""
+    return _Migrator(items, shared_revisions).run()
+
+
+def deprecation_infos(items: list[Any]) -> list[Result]:
+    """``info`` results for preferences that use a deprecated ``preferredCPUTopology`` value: KubeVirt
+    applies them exactly like the new value and warns at admission (the non-migrate modes)."""
+    results: list[Result] = []
+    for obj in iter_objects(items):
+        kind = current_kind(obj.get("apiVersion"), obj.get("kind"))
+        if kind is None or family_of(kind) != "preference":
+            continue
+        found = deprecated_topology(obj.get("spec"))
+        if found is not None:
+            old, new = found
+            results.append(Result.for_object(
+                f"deprecated value {old}, use {new} (it still works; mode: migrate or migrate: true rewrites it)",
+                obj, "info", field_path=TOPOLOGY_PATH))
+    return results
