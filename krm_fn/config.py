@@ -83,7 +83,7 @@ def load(fn_config: Obj | None, *, force_kind: str | None = None) -> Config:
 def _spec_class(kind: str) -> type[Any]:
     if kind == KIND_CATALOG:
         return CatalogSpec
-    from krm_fn.render import RendererSpec  # the engine; imported only when rendering
+    from krm_fn.render_spec import RendererSpec
 
     return RendererSpec
 

@@ -182,6 +182,8 @@ def _with_annotations(obj: Obj, annotations: dict[str, Any]) -> Obj:
 def _render(rl: ResourceList, config: Config, options: Options) -> tuple[list[Obj], list[Result]]:
     import dataclasses
 
+    if not rl.items:  # nothing to render: the engine is not even imported (start-up time)
+        return rl.items, []
     from krm_fn.render import render
 
     spec = config.spec

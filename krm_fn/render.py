@@ -12,49 +12,23 @@ from __future__ import annotations
 
 import posixpath
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from typing import Any, Final, Literal
+from typing import Any, Final
 
-from krm_fn.catalog.spec import CatalogSpec
-from krm_fn.cluster import ClusterConfig
 from krm_fn.expand import Outcome, has_matchers, process_vm
 from krm_fn.find import Family, FindError, find_object, spec_from_revision
 from krm_fn.index import WRAPPER_KINDS, Index, iter_objects, namespace_of
 from krm_fn.kube.api import ANN_INDEX, ANN_LEGACY_INDEX, ANN_LEGACY_PATH, ANN_PATH, KIND_CONTROLLER_REVISION, \
     KIND_VM, VM_API_VERSION
 from krm_fn.kube.paths import Obj, get
+from krm_fn.render_spec import Mode, RendererSpec, RevisionsSpec
 from krm_fn.results import Result
 from krm_fn.revisions import LABEL_OBJECT_VERSION, PinnedContent, build_pinned_revision, is_instancetype_revision, \
     revision_data, with_sync_wave
 
-Mode = Literal["revisions", "expand", "validate", "migrate"]
+__all__ = ["Mode", "RendererSpec", "RevisionsSpec", "is_vm", "render"]
+
 FAMILIES: Final[tuple[Family, ...]] = ("instancetype", "preference")
 SHARED_REVISIONS_FILE: Final = "controllerrevisions.yaml"
-
-
-@dataclass(frozen=True, slots=True)
-class RevisionsSpec:
-    # per-vm: one revision per VM and object (KubeVirt's own layout); shared: one per namespace and content
-    scope: Literal["per-vm", "shared"] = "per-vm"
-    # move pinned VMs to the current content of their instancetype/preference
-    repin: bool = False
-    # opt-in: annotate instancetype/preference revisions with argocd.argoproj.io/sync-wave (e.g. -1), so Argo CD
-    # applies them before the VMs that reference them and prunes them after (docs/revisions.md)
-    sync_wave: int | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class RendererSpec:
-    mode: Mode = "revisions"
-    cluster: ClusterConfig = field(default_factory=ClusterConfig)
-    revisions: RevisionsSpec = field(default_factory=RevisionsSpec)
-    # where instancetypes/preferences missing from the items come from (builtin "none": nowhere)
-    catalog: CatalogSpec = field(default_factory=CatalogSpec)
-    # validate every object we change or generate strictly (krm_fn.validate); a problem is an error result
-    validate_output: bool = False
-    # run the migrate step (legacy flavor/v1alpha objects and revisions -> v1beta1, docs/migrate.md) before the
-    # other modes; mode: migrate runs only that step
-    migrate: bool = False
 
 
 VM_API_VERSIONS: Final = frozenset({VM_API_VERSION, "kubevirt.io/v1alpha3"})  # both served, same types

@@ -1,0 +1,37 @@
+"""The ``VirtualMachineRenderer`` settings (``spec``), kept apart from the engine so that loading a config
+does not import it. Loaded by ``krm_fn.config.load_dataclass`` (field ``snake_name`` == key ``snakeName``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+from krm_fn.catalog.spec import CatalogSpec
+from krm_fn.cluster import ClusterConfig
+
+Mode = Literal["revisions", "expand", "validate", "migrate"]
+
+
+@dataclass(frozen=True, slots=True)
+class RevisionsSpec:
+    # per-vm: one revision per VM and object (KubeVirt's own layout); shared: one per namespace and content
+    scope: Literal["per-vm", "shared"] = "per-vm"
+    # move pinned VMs to the current content of their instancetype/preference
+    repin: bool = False
+    # opt-in: annotate instancetype/preference revisions with argocd.argoproj.io/sync-wave (e.g. -1), so Argo CD
+    # applies them before the VMs that reference them and prunes them after (docs/revisions.md)
+    sync_wave: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class RendererSpec:
+    mode: Mode = "revisions"
+    cluster: ClusterConfig = field(default_factory=ClusterConfig)
+    revisions: RevisionsSpec = field(default_factory=RevisionsSpec)
+    # where instancetypes/preferences missing from the items come from (builtin "none": nowhere)
+    catalog: CatalogSpec = field(default_factory=CatalogSpec)
+    # validate every object we change or generate strictly (krm_fn.validate); a problem is an error result
+    validate_output: bool = False
+    # run the migrate step (legacy flavor/v1alpha objects and revisions -> v1beta1, docs/migrate.md) before the
+    # other modes; mode: migrate runs only that step
+    migrate: bool = False
