@@ -36,11 +36,15 @@ functionConfig (apiVersion: kubevirt-krm.dev/v1alpha1):
     spec.path: FILE                 a user catalog, relative to the package / kustomization
     spec.include / spec.exclude:    {series: [glob], sizes: [glob], preferences: [glob]}
     spec.scope: Cluster | Namespaced | Both         spec.namespace, spec.version
+    spec.parameters: [name=value]   catalog parameters (e.g. gpuDeviceName for classic)
   kind: VirtualMachineRenderer     transformer / validator
-    spec.mode: revisions (default) | expand | validate
-    spec.catalog: {builtin: NAME | none, path: FILE}  where missing types are looked up
-    spec.revisions.scope: per-vm | shared           spec.repin: true|false
-    spec.cluster: {...}             cluster defaults used by expand (see README)
+    spec.mode: revisions (default) | expand | validate | migrate
+    spec.catalog: {builtin: NAME | none, path: FILE}  where types missing from the input are looked up
+    spec.revisions: {scope: per-vm | shared, repin: true|false, syncWave: N}
+    spec.migrate: true              rewrite legacy flavor/v1alpha objects to v1beta1 first
+    spec.validateOutput: true       validate every emitted object against the KubeVirt schema
+    spec.cluster: {architecture, machineType, defaultNetworkInterface, evictionStrategy, ...}
+                                    cluster defaults used by expand (defaults: a default KubeVirt CR)
   A ConfigMap (kpt fn eval -- key=value) takes the same settings as flat keys: mode=expand,
   revisions.scope=shared, builtin=classic (an optional kind=... key picks the kind).
   No functionConfig: render VMs in revisions mode with the builtin catalog.
