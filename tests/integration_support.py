@@ -161,3 +161,25 @@ class Golden:
         if self.rewritten:
             names = ", ".join(str(p.relative_to(REPO)) for p in self.rewritten)
             pytest.fail(f"rewrote {names}; review and rerun without UPDATE_GOLDEN")
+
+
+# A VM whose instancetype exists nowhere: every integration path must fail on it with KubeVirt's not-found text.
+MISSING_TYPE_VM = """\
+---
+apiVersion: kubevirt.io/v1
+kind: VirtualMachine
+metadata:
+  name: broken
+  namespace: apps
+spec:
+  runStrategy: Always
+  instancetype:
+    name: u1.nonexistent
+  template:
+    spec:
+      domain:
+        devices: {}
+"""
+MISSING_TYPE_MESSAGE = 'virtualmachineclusterinstancetypes.instancetype.kubevirt.io "u1.nonexistent" not found'
+MISSING_TYPE_STDERR = ("error: VirtualMachine apps/broken spec.instancetype: unable to expand VirtualMachine: "
+                       + MISSING_TYPE_MESSAGE)

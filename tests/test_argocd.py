@@ -21,6 +21,8 @@ import yaml
 
 from tests.integration_support import (
     EXAMPLES,
+    MISSING_TYPE_STDERR,
+    MISSING_TYPE_VM,
     Golden,
     clear_exec_bits,
     require_tool,
@@ -33,24 +35,8 @@ pytestmark = pytest.mark.integration
 EXAMPLE = EXAMPLES / "argocd"
 PLUGIN = yaml.safe_load((EXAMPLE / "plugin.yaml").read_text())
 GENERATE_SCRIPT: str = PLUGIN["spec"]["generate"]["args"][0]
-BAD_VM = """\
----
-apiVersion: kubevirt.io/v1
-kind: VirtualMachine
-metadata:
-  name: broken
-  namespace: apps
-spec:
-  runStrategy: Always
-  instancetype:
-    name: u1.nonexistent
-  template:
-    spec:
-      domain:
-        devices: {}
-"""
-BAD_VM_MESSAGE = ('error: VirtualMachine apps/broken spec.instancetype: unable to expand VirtualMachine: '
-                  'virtualmachineclusterinstancetypes.instancetype.kubevirt.io "u1.nonexistent" not found')
+BAD_VM = MISSING_TYPE_VM
+BAD_VM_MESSAGE = MISSING_TYPE_STDERR
 
 
 def cmp_env(tmp: Path, **extra: str) -> dict[str, str]:

@@ -19,6 +19,8 @@ import yaml
 
 from tests.integration_support import (
     EXAMPLES,
+    MISSING_TYPE_MESSAGE,
+    MISSING_TYPE_VM,
     Golden,
     copy_package,
     git_commit_all,
@@ -35,23 +37,8 @@ pytestmark = pytest.mark.integration
 
 KPT_PACKAGES = sorted(p for p in EXAMPLES.glob("kpt-*") if (p / "Kptfile").is_file())
 
-BAD_VM = """\
-# references an instancetype that exists nowhere
-apiVersion: kubevirt.io/v1
-kind: VirtualMachine
-metadata:
-  name: broken
-  namespace: apps
-spec:
-  runStrategy: Always
-  instancetype:
-    name: u1.nonexistent
-  template:
-    spec:
-      domain:
-        devices: {}
-"""
-BAD_VM_MESSAGE = 'virtualmachineclusterinstancetypes.instancetype.kubevirt.io "u1.nonexistent" not found'
+BAD_VM = "# references an instancetype that exists nowhere\n" + MISSING_TYPE_VM.removeprefix("---\n")
+BAD_VM_MESSAGE = MISSING_TYPE_MESSAGE
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ import yaml
 
 from krm_fn.catalog import CatalogSpec, generate
 from tests.conftest import REPO, run_fn
-from tests.integration_support import Golden, require_tool, tool_env
+from tests.integration_support import MISSING_TYPE_STDERR, MISSING_TYPE_VM, Golden, require_tool, tool_env
 
 pytestmark = pytest.mark.integration
 KUBECTL = shutil.which("kubectl")
@@ -66,22 +66,6 @@ def test_plugin_failure_shows_our_message(plugin_home: Path, tmp_path: Path) -> 
 EXAMPLE = REPO / "examples" / "kustomize-plugin"
 CATALOG_KINDS = {"VirtualMachineClusterInstancetype", "VirtualMachineClusterPreference"}
 
-MISSING_TYPE_VM = """\
----
-apiVersion: kubevirt.io/v1
-kind: VirtualMachine
-metadata:
-  name: broken
-  namespace: apps
-spec:
-  runStrategy: Always
-  instancetype:
-    name: u1.nonexistent
-  template:
-    spec:
-      domain:
-        devices: {}
-"""
 CONFLICTING_VM = """\
 ---
 apiVersion: kubevirt.io/v1
@@ -101,9 +85,7 @@ spec:
         devices: {}
 """
 BAD_VMS = {
-    "missing-instancetype": (MISSING_TYPE_VM, "error: VirtualMachine apps/broken spec.instancetype: unable to expand "
-                             'VirtualMachine: virtualmachineclusterinstancetypes.instancetype.kubevirt.io '
-                             '"u1.nonexistent" not found'),
+    "missing-instancetype": (MISSING_TYPE_VM, MISSING_TYPE_STDERR),
     "conflict": (CONFLICTING_VM, "error: VirtualMachine apps/greedy spec.template.spec.domain.cpu.cores: "
                  'admission webhook "virtualmachine-validator.kubevirt.io" denied the request: VM field(s) '
                  "spec.template.spec.domain.cpu.cores conflicts with selected instance type"),

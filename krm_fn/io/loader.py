@@ -20,6 +20,7 @@ import yaml
 from yaml import events as ev
 
 from krm_fn.errors import InputError
+from krm_fn.kube.paths import copy_json
 from krm_fn.io.scalars import _NUMERIC_START, SPECIAL_PLAIN, resolve_plain
 
 try:  # libyaml's C parser; the pure-Python parser is a slow but equivalent fallback
@@ -112,14 +113,6 @@ def _count_nodes(value: Any) -> int:
             n += len(v)
             stack.extend(v)
     return n
-
-
-def _copy(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {k: _copy(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_copy(v) for v in value]
-    return value
 
 
 def _key(value: Any, event: Any) -> str:
@@ -259,7 +252,7 @@ def load_documents(text: str, *, track: str | None = None) -> list[Document]:
                     stack[-1][5] = _mark(event, "start_mark")
                 if stack and type(stack[-1][0]) is dict and stack[-1][1] is _no_key:
                     stack[-1][6] = False
-                attach(_copy(target), event, event)
+                attach(copy_json(target), event, event)
             elif cls is ev.DocumentStartEvent:
                 root = None
                 root_span = (event.end_mark.index, event.end_mark.index, 0)
@@ -297,6 +290,6 @@ def _merge(container: dict[str, Any], value: Any, event: Any) -> list[str]:
         if not isinstance(src, dict):
             raise InputError(f"merge key '<<' at {_where(event)} needs a mapping or a list of mappings")
         for k, v in src.items():
-            container[k] = _copy(v)
+            container[k] = copy_json(v)
             keys.append(k)
     return keys
