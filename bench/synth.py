@@ -10,8 +10,10 @@ from __future__ import annotations
 import argparse
 import sys
 
-INSTANCETYPES = ("u1.small", "u1.medium", "u1.large", "cx1.large", "m1.xlarge", "n1.medium", "o1.large")
-PREFERENCES = ("fedora", "rhel.9", "ubuntu", "centos.stream9", "windows.11", "alpine")
+# (instancetype, preference) pairs that meet the preferences' requirements (windows.11 needs 2 vCPU / 4Gi)
+PAIRS = (("u1.medium", "fedora"), ("u1.large", "windows.11"), ("cx1.large", "rhel.9"), ("m1.xlarge", "ubuntu"),
+         ("n1.medium", "centos.stream9"), ("u1.small", "alpine"), ("o1.large", "fedora"))
+PREFERENCES = tuple(dict.fromkeys(p for _, p in PAIRS))
 
 VM = """\
 - apiVersion: kubevirt.io/v1
@@ -89,7 +91,7 @@ DATASOURCE = """\
     name: {name}
     namespace: kubevirt-os-images
     labels:
-      instancetype.kubevirt.io/default-instancetype: u1.medium
+      instancetype.kubevirt.io/default-instancetype: {it}
       instancetype.kubevirt.io/default-preference: {pref}
     annotations:
       internal.config.kubernetes.io/path: 'datasources.yaml'
@@ -105,14 +107,15 @@ DATASOURCE = """\
 def resource_list(vms: int, infer_every: int = 50, function_config: str = "") -> str:
     """A ResourceList with ``vms`` VMs; every ``infer_every``-th VM infers from its DataSource."""
     out = ["apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n"]
+    default_type = {pref: it for it, pref in reversed(PAIRS)}
     for index, pref in enumerate(PREFERENCES):
-        out.append(DATASOURCE.format(name=f"{pref}-image", pref=pref, index=index))
+        out.append(DATASOURCE.format(name=f"{pref}-image", it=default_type[pref], pref=pref, index=index))
     for i in range(vms):
-        pref = PREFERENCES[i % len(PREFERENCES)]
+        it, pref = PAIRS[i % len(PAIRS)]
         if infer_every and i % infer_every == infer_every - 1:
             matchers = INFER
         else:
-            matchers = MATCHERS.format(it=INSTANCETYPES[i % len(INSTANCETYPES)], pref=pref)
+            matchers = MATCHERS.format(it=it, pref=pref)
         out.append(VM.format(i=i, id=i + 10, ns=f"team-{i % 4}", tier=("db", "web", "1", "yes")[i % 4],
                              matchers=matchers, pref_ds=f"{pref}-image"))
     out.append(function_config)

@@ -10,6 +10,7 @@ Modes (shared/docs/krm-integration.md §1.7), detected from stdin first:
 
 from __future__ import annotations
 
+import gc
 import os
 import re
 import signal
@@ -84,6 +85,10 @@ def _report(results: list[object]) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    # A one-shot process building millions of small dicts: the cyclic GC would re-scan them over and over
+    # (measured: ~2x on a 10k-VM list). Reference counting still frees everything we drop; nothing we build
+    # holds reference cycles, and the process exits right after.
+    gc.disable()
     signal.signal(signal.SIGPIPE, signal.SIG_DFL) if hasattr(signal, "SIGPIPE") else None
     args = list(sys.argv[1:] if argv is None else argv)
     try:
