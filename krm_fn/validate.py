@@ -1,0 +1,291 @@
+"""Strict validation of the objects we emit (``spec.validateOutput``; always on in the tests).
+
+What an object must satisfy to be accepted by a Kubernetes API server running KubeVirt, checked offline:
+
+* **Schema** (the packaged KubeVirt OpenAPI document, :mod:`krm_fn.schema`, compiled once): every field
+  known, of the right JSON type, in its enum, required fields present, integers in their ``int32``/``int64``
+  range, quantities parseable, timestamps RFC 3339. Unknown fields are errors everywhere (``metadata`` and
+  ``status`` included): stricter than the API server, which prunes them.
+* **Object metadata** (apimachinery ``ValidateObjectMeta``): ``metadata.name`` a DNS-1123 subdomain
+  (<= 253), ``namespace`` a DNS-1123 label and absent on cluster-scoped kinds, label keys/values and
+  annotation keys valid, annotations <= 256 KiB.
+* ``apps/v1`` **ControllerRevision** (not in KubeVirt's document): a hand-written strict check; its
+  ``data`` must be an ``instancetype.kubevirt.io/v1beta1`` instancetype or preference, validated as such.
+
+Covered kinds: ``kubevirt.io/v1`` (and ``v1alpha3``) ``VirtualMachine``, the four ``v1beta1``
+instancetype/preference kinds and ``apps/v1 ControllerRevision``. Anything else is not ours and is not
+checked (:func:`covers`).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from functools import cache
+from importlib import resources
+from typing import Any, Final
+
+from krm_fn.kube.api import (
+    CLUSTER_SCOPED_KINDS,
+    CONTROLLER_REVISION_API_VERSION,
+    INSTANCETYPE_API_VERSION,
+    INSTANCETYPE_KINDS,
+    KIND_CONTROLLER_REVISION,
+    KIND_VM,
+    PREFERENCE_KINDS,
+    VM_API_VERSION,
+)
+from krm_fn.kube.paths import FieldPath, Obj, dotted
+from krm_fn.quantity import QuantityError, canonical
+from krm_fn.results import Result
+from krm_fn.schema import ARR, MAP, OBJ, QTY, Node, spec_schema
+
+Problem = tuple[str, str]  # (field path, message)
+
+META_DEF: Final = "k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta"
+FIELDS_V1_DEF: Final = "k8s.io.apimachinery.pkg.apis.meta.v1.FieldsV1"  # arbitrary JSON in Kubernetes
+TYPE_KINDS: Final = INSTANCETYPE_KINDS | PREFERENCE_KINDS
+_DEFINITIONS: Final[dict[tuple[str, str], str]] = {
+    (VM_API_VERSION, KIND_VM): "v1.VirtualMachine",
+    ("kubevirt.io/v1alpha3", KIND_VM): "v1.VirtualMachine",
+    **{(INSTANCETYPE_API_VERSION, k): f"v1beta1.{k}" for k in TYPE_KINDS},
+}
+_CR_KEYS: Final = frozenset({"apiVersion", "kind", "metadata", "data", "revision"})
+
+_INT_RANGE: Final = {"int32": (-(1 << 31), (1 << 31) - 1), "int64": (-(1 << 63), (1 << 63) - 1)}
+_DNS_LABEL: Final = r"[a-z0-9](?:[-a-z0-9]*[a-z0-9])?"
+_SUBDOMAIN_RE: Final = re.compile(rf"{_DNS_LABEL}(?:\.{_DNS_LABEL})*")
+_LABEL_RE: Final = re.compile(_DNS_LABEL)
+_QUALIFIED_NAME_RE: Final = re.compile(r"(?:[A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]")
+_DATE_TIME_RE: Final = re.compile(
+    r"\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:[Zz]|[+-]\d{2}:\d{2})")
+_MAX_ANNOTATIONS_SIZE: Final = 256 * 1024
+_JSON_TYPES: Final[dict[type, str]] = {dict: "object", list: "array", str: "string", bool: "boolean",
+                                        int: "integer", float: "number"}
+
+
+def covers(obj: Any) -> bool:
+    """True for the kinds :func:`validate_object` checks (everything else passes unchecked)."""
+    if not isinstance(obj, dict):
+        return False
+    key = (obj.get("apiVersion"), obj.get("kind"))
+    return key in _DEFINITIONS or key == (CONTROLLER_REVISION_API_VERSION, KIND_CONTROLLER_REVISION)
+
+
+def validate_object(obj: Any) -> list[str]:
+    """One ``<field path>: <message>`` per problem of ``obj``; empty when it is valid (or not a kind we check)."""
+    return [f"{path}: {message}" if path else message for path, message in problems(obj)]
+
+
+def problems(obj: Any) -> list[Problem]:
+    """The problems of ``obj`` as ``(field path, message)`` pairs (kpt field path syntax, ``a.b[0].c``)."""
+    if not isinstance(obj, dict):
+        return [("", f"must be an object, got {_type_name(obj)}")]
+    api_version, kind = obj.get("apiVersion"), obj.get("kind")
+    out: list[Problem] = []
+    definition = _DEFINITIONS.get((api_version, kind))  # type: ignore[arg-type]
+    if definition is not None:
+        _walk(obj, spec_schema().definition(definition), (), out)
+    elif (api_version, kind) == (CONTROLLER_REVISION_API_VERSION, KIND_CONTROLLER_REVISION):
+        _controller_revision(obj, out)
+    else:
+        return out
+    if "metadata" not in obj:
+        out.append(("metadata", "required field is missing"))
+    _metadata(obj.get("metadata"), str(kind) in CLUSTER_SCOPED_KINDS, ("metadata",), out)
+    return out
+
+
+def output_results(before: Sequence[Any], after: Sequence[Any]) -> list[Result]:
+    """``error`` results for every object of ``after`` that is not the identical object of ``before`` (we
+    generated or changed it) and is not valid. ``List`` wrappers are looked into."""
+    unchanged = {id(o) for o in before}
+    results: list[Result] = []
+    for obj in after:
+        if id(obj) not in unchanged:
+            _check_emitted(obj, unchanged, results)
+    return results
+
+
+def _check_emitted(obj: Any, unchanged: set[int], results: list[Result]) -> None:
+    if isinstance(obj, dict) and obj.get("kind") in ("List", "ResourceList") and isinstance(obj.get("items"), list):
+        for item in obj["items"]:
+            if id(item) not in unchanged:
+                _check_emitted(item, unchanged, results)
+        return
+    if not covers(obj):
+        return  # not a kind we emit
+    for path, message in problems(obj):
+        results.append(Result.for_object(f"output is not a valid {obj.get('kind')}: {message}", obj,
+                                         field_path=path or None, tags=(("stage", "output"),)))
+
+
+# --- schema walk ---------------------------------------------------------------------------------
+def _type_name(value: Any) -> str:
+    if value is None:
+        return "null"
+    return _JSON_TYPES.get(type(value), type(value).__name__)
+
+
+@cache
+def required_fields() -> dict[str, tuple[str, ...]]:
+    """Every definition's ``required`` list as written. The compiled schema drops required fields that have a
+    default, as go-openapi (virt-api) does; the API server's CRD validation does not, so neither do we."""
+    text = resources.files("krm_fn.schema").joinpath("kubevirt.json").read_text(encoding="utf-8")
+    defs = json.loads(text)["definitions"]
+    return {name: tuple(d["required"]) for name, d in defs.items() if d.get("required")}
+
+
+def _walk(value: Any, node: Node, path: FieldPath, out: list[Problem]) -> None:  # noqa: C901 - one flat dispatch
+    types = node.types
+    if value is None:
+        if types and "null" not in types and not node.nullable:
+            out.append((dotted(path), f"must be of type {' or '.join(types)}, got null"))
+        return
+    vt = type(value)
+    if types:
+        jt = _JSON_TYPES.get(vt)
+        ok = jt in types
+        if not ok and jt == "integer" and "number" in types:
+            ok = True
+        elif not ok and jt == "number" and "integer" in types and value.is_integer():
+            ok = True  # 2.0 is an integer in JSON (go-openapi, the API server)
+        if not ok:
+            out.append((dotted(path), f"must be of type {' or '.join(types)}, got {jt or vt.__name__}"))
+            return
+        if node.fmt in _INT_RANGE and jt in ("integer", "number"):
+            low, high = _INT_RANGE[node.fmt]
+            if not low <= value <= high:
+                out.append((dotted(path), f"{value} is out of the {node.fmt} range"))
+        elif node.fmt == "date-time" and jt == "string" and not _DATE_TIME_RE.fullmatch(value):
+            out.append((dotted(path), f"{value!r} is not an RFC 3339 date-time"))
+    if node.enum is not None and value not in node.enum:
+        out.append((dotted(path), f"{value!r} is not one of {list(node.enum)}"))
+    kind = node.kind
+    if kind == OBJ:
+        if vt is not dict or node.name == FIELDS_V1_DEF:
+            return
+        props = node.props
+        for key, sub in value.items():
+            entry = props.get(key)
+            if entry is None:
+                if node.closed:
+                    out.append((dotted(path + (key,)), "unknown field"))
+                continue
+            child = entry[0]
+            if type(sub) in child.fast and not child.fmt:
+                continue
+            _walk(sub, child, path + (key,), out)
+        for key in required_fields().get(node.name, node.required):
+            if key not in value:
+                out.append((dotted(path + (key,)), "required field is missing"))
+    elif kind == ARR:
+        if vt is list:
+            items = node.items
+            assert items is not None
+            fast = () if items.fmt else items.fast
+            for i, sub in enumerate(value):
+                if type(sub) not in fast:
+                    _walk(sub, items, path + (i,), out)
+    elif kind == MAP:
+        if vt is dict:
+            values = node.values
+            assert values is not None
+            fast = () if values.fmt else values.fast
+            for key, sub in value.items():
+                if type(sub) not in fast:
+                    _walk(sub, values, path + (key,), out)
+    elif kind == QTY:
+        try:
+            canonical(value)
+        except (QuantityError, ValueError, TypeError) as err:
+            out.append((dotted(path), f"invalid quantity {value!r}: {err}"))
+
+
+# --- ControllerRevision (apps/v1; not in KubeVirt's document) -----------------------------------------
+def _controller_revision(obj: Obj, out: list[Problem]) -> None:
+    for key in obj:
+        if key not in _CR_KEYS:
+            out.append((dotted((key,)), "unknown field"))
+    meta = obj.get("metadata")
+    if not isinstance(meta, dict):
+        if "metadata" in obj:
+            out.append(("metadata", f"must be of type object, got {_type_name(meta)}"))
+    else:
+        _walk(meta, spec_schema().definition(META_DEF), ("metadata",), out)
+    revision = obj.get("revision")
+    if "revision" not in obj:
+        out.append(("revision", "required field is missing"))
+    elif type(revision) is not int:
+        out.append(("revision", f"must be of type integer, got {_type_name(revision)}"))
+    elif not _INT_RANGE["int64"][0] <= revision <= _INT_RANGE["int64"][1]:
+        out.append(("revision", f"{revision} is out of the int64 range"))
+    data = obj.get("data")
+    if data is None:
+        return  # optional (runtime.RawExtension)
+    if not isinstance(data, dict):
+        out.append(("data", f"must be of type object, got {_type_name(data)}"))
+        return
+    # KubeVirt only stores instancetypes and preferences (pkg/instancetype/revision)
+    data_kind = data.get("kind")
+    if data.get("apiVersion") != INSTANCETYPE_API_VERSION:
+        out.append(("data.apiVersion", f"must be {INSTANCETYPE_API_VERSION!r}, got {data.get('apiVersion')!r}"))
+    if data_kind not in TYPE_KINDS:
+        out.append(("data.kind", f"must be one of {sorted(TYPE_KINDS)}, got {data_kind!r}"))
+        return
+    _walk(data, spec_schema().definition(f"v1beta1.{data_kind}"), ("data",), out)
+
+
+# --- object metadata (apimachinery ValidateObjectMeta) --------------------------------------------------
+def is_dns_subdomain(value: str) -> bool:
+    return len(value) <= 253 and _SUBDOMAIN_RE.fullmatch(value) is not None
+
+
+def _qualified_name_problem(key: str) -> str | None:
+    """apimachinery ``IsQualifiedName``: ``[prefix/]name``, prefix a DNS subdomain, name <= 63."""
+    prefix, slash, name = key.rpartition("/")
+    if slash and (not prefix or not is_dns_subdomain(prefix)):
+        return "prefix must be a DNS-1123 subdomain (lowercase alphanumerics, '-' and '.')"
+    if not name or len(name) > 63 or _QUALIFIED_NAME_RE.fullmatch(name) is None:
+        return ("name part must be at most 63 alphanumerics, '-', '_' or '.', "
+                "starting and ending with an alphanumeric")
+    return None
+
+
+def _metadata(meta: Any, cluster_scoped: bool, path: FieldPath, out: list[Problem]) -> None:
+    if not isinstance(meta, dict):
+        return  # missing or of a wrong type: reported already
+    name = meta.get("name")
+    if not name:
+        out.append((dotted(path + ("name",)), "required field is missing"))
+    elif isinstance(name, str) and not is_dns_subdomain(name):
+        out.append((dotted(path + ("name",)),
+                    f"{name!r} is not a DNS-1123 subdomain (at most 253 lowercase alphanumerics, '-' and '.', "
+                    "starting and ending with an alphanumeric)"))
+    namespace = meta.get("namespace")
+    if namespace and isinstance(namespace, str):
+        if cluster_scoped:
+            out.append((dotted(path + ("namespace",)), "not allowed on a cluster-scoped kind"))
+        elif len(namespace) > 63 or _LABEL_RE.fullmatch(namespace) is None:
+            out.append((dotted(path + ("namespace",)), f"{namespace!r} is not a DNS-1123 label"))
+    labels = meta.get("labels")
+    if isinstance(labels, dict):
+        for key, value in labels.items():
+            problem = _qualified_name_problem(key)
+            if problem:
+                out.append((dotted(path + ("labels", key)), f"invalid label key: {problem}"))
+            if isinstance(value, str) and value and (len(value) > 63 or _QUALIFIED_NAME_RE.fullmatch(value) is None):
+                out.append((dotted(path + ("labels", key)),
+                            f"invalid label value {value!r}: at most 63 alphanumerics, '-', '_' or '.', "
+                            "starting and ending with an alphanumeric"))
+    annotations = meta.get("annotations")
+    if isinstance(annotations, dict):
+        size = 0
+        for key, value in annotations.items():
+            problem = _qualified_name_problem(key.lower())
+            if problem:
+                out.append((dotted(path + ("annotations", key)), f"invalid annotation key: {problem}"))
+            size += len(key) + (len(value) if isinstance(value, str) else 0)
+        if size > _MAX_ANNOTATIONS_SIZE:
+            out.append((dotted(path + ("annotations",)), f"annotations are {size} bytes, more than 256 KiB"))
