@@ -21,8 +21,10 @@ from typing import IO, NoReturn
 USAGE = """\
 usage: kubevirt-krm                                  KRM function: ResourceList on stdin -> stdout
        kubevirt-krm [--validate]                     (kpt fn render/eval, kustomize KRM functions)
-       kubevirt-krm CONFIG.yaml [FILE|DIR|-]...      standalone / kustomize legacy exec plugin:
-                                                     plain YAML stream in (files, dirs, or stdin), stream out
+       kubevirt-krm CONFIG.yaml [FILE|DIR|-]... [--output FILE]
+                                                     standalone / kustomize legacy exec plugin: plain YAML
+                                                     stream in (files, dirs, or stdin), stream out (to stdout,
+                                                     or written atomically to FILE)
        kubevirt-krm catalog docs [--builtin NAME | --path FILE]
                                                      Markdown reference of a catalog
        kubevirt-krm install-plugin DIR               lay out a KUSTOMIZE_PLUGIN_HOME for kubectl kustomize
@@ -84,15 +86,27 @@ def _report(results: list[object]) -> None:
             sys.stderr.write(r.summary() + "\n")  # type: ignore[attr-defined]
 
 
+def _terminate(signum: int, frame: object) -> None:
+    raise SystemExit(128 + signum)  # unwinds through `finally`: temporary files are removed
+
+
 def main(argv: list[str] | None = None) -> int:
     # A one-shot process building millions of small dicts: the cyclic GC would re-scan them over and over
     # (measured: ~2x on a 10k-VM list). Reference counting still frees everything we drop; nothing we build
     # holds reference cycles, and the process exits right after.
     gc.disable()
+    # Documents may nest up to the loader's limit (1,000 levels); writing one back recurses ~2 frames a level.
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), 3000))
+    reserve = bytearray(1 << 20)  # released to report running out of memory in one line
     signal.signal(signal.SIGPIPE, signal.SIG_DFL) if hasattr(signal, "SIGPIPE") else None
+    signal.signal(signal.SIGTERM, _terminate)
     args = list(sys.argv[1:] if argv is None else argv)
     try:
         return _main(args)
+    except MemoryError:
+        del reserve
+        os.write(2, b"kubevirt-krm: error: out of memory: the input is too large for the memory available\n")
+        os._exit(1)
     except KeyboardInterrupt:
         return 130
     except SystemExit:
@@ -122,14 +136,23 @@ def _main(args: list[str]) -> int:
         return _install_plugin(args[1:])
     validate = "--validate" in args
     args = [a for a in args if a != "--validate"]
+    output: Path | None = None
+    if "--output" in args:
+        at = args.index("--output")
+        if at + 1 >= len(args):
+            _die("--output needs a file name", 2)
+        output = Path(args[at + 1])
+        del args[at:at + 2]
     unknown = [a for a in args if a.startswith("--")]
     if unknown:
         _die(f"unknown option {unknown[0]} (see --help)", 2)
+    if output is not None and not args:
+        _die("--output is for the standalone mode: kubevirt-krm CONFIG.yaml [FILE|DIR|-]... --output FILE", 2)
     if len(args) > 1:
-        return _stream_mode(Path(args[0]), args[1:], validate, b"")
+        return _stream_mode(Path(args[0]), args[1:], validate, b"", output)
     data = _read_stdin()  # stdin decides the mode first (env vars leak into nested calls)
     if args and not _looks_like_resource_list(data):
-        return _stream_mode(Path(args[0]), [], validate, data)
+        return _stream_mode(Path(args[0]), [], validate, data, output)
     env_config = os.environ.get("KUSTOMIZE_PLUGIN_CONFIG_STRING")
     if not args and env_config is not None and not _looks_like_resource_list(data):
         root = os.environ.get("KUSTOMIZE_PLUGIN_CONFIG_ROOT")
@@ -161,17 +184,19 @@ def _looks_like_resource_list(data: bytes) -> bool:
     return _RL_YAML.search(data) is not None or (data.lstrip()[:1] == b"{" and _RL_JSON.search(data) is not None)
 
 
-def _stream_mode(config_path: Path, inputs: list[str], validate: bool, stdin: bytes) -> int:
+def _stream_mode(config_path: Path, inputs: list[str], validate: bool, stdin: bytes,
+                 output: Path | None = None) -> int:
     try:
         config_text = config_path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         _die(f"cannot read config file {config_path}: {exc}")
     root = os.environ.get("KUSTOMIZE_PLUGIN_CONFIG_ROOT")
     base = Path(root) if root else config_path.resolve().parent
-    return _run_stream(config_text, base, inputs, stdin, validate)
+    return _run_stream(config_text, base, inputs, stdin, validate, output)
 
 
-def _run_stream(config_text: str, base: Path | None, inputs: list[str], stdin: bytes, validate: bool) -> int:
+def _run_stream(config_text: str, base: Path | None, inputs: list[str], stdin: bytes, validate: bool,
+                output: Path | None = None) -> int:
     from krm_fn.errors import InputError
     from krm_fn.io.loader import load_documents
     from krm_fn.io.resourcelist import decode, dump_stream, parse_stream
@@ -190,8 +215,28 @@ def _run_stream(config_text: str, base: Path | None, inputs: list[str], stdin: b
     _report(list(results))
     code = 1 if any(r.severity == "error" for r in results) else 0
     if code == 0:
-        _write(sys.stdout.buffer, dump_stream(rl, items).encode("utf-8"))
+        data = dump_stream(rl, items).encode("utf-8")
+        if output is None:
+            _write(sys.stdout.buffer, data)
+        else:
+            _write_atomically(output, data)
     return code
+
+
+def _write_atomically(target: Path, data: bytes) -> None:
+    """Write-then-rename in the target's directory: a reader (or a killed run) never sees half a file."""
+    tmp = target.with_name(f".{target.name}.tmp-{os.getpid()}")
+    try:
+        with open(tmp, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, target)
+    except OSError as exc:
+        _die(f"cannot write {target}: {exc.strerror}")
+    finally:
+        if tmp.exists():
+            tmp.unlink()
 
 
 def _join_documents(texts: list[str]) -> str:

@@ -28,9 +28,6 @@ from krm_fn.kube.paths import Obj
 
 Problems = list[tuple[str, str]]
 
-_CATALOG_KEYS = frozenset(f.name for f in dataclasses.fields(CatalogSpec))
-
-
 @dataclass(frozen=True, slots=True)
 class Config:
     kind: Literal["InstancetypeCatalog", "VirtualMachineRenderer"]
@@ -41,6 +38,9 @@ class Config:
 def camel(name: str) -> str:
     head, *rest = name.split("_")
     return head + "".join(p[:1].upper() + p[1:] for p in rest)
+
+
+_CATALOG_KEYS = frozenset(camel(f.name) for f in dataclasses.fields(CatalogSpec))
 
 
 def load(fn_config: Obj | None, *, force_kind: str | None = None) -> Config:

@@ -99,7 +99,12 @@ def _generate(rl: ResourceList, config: Config, options: Options) -> tuple[list[
 
     generated = generate(config.spec, options.base_dir)
     directory = _config_dir(config.source)
-    return upsert(rl.items, generated, directory), []
+    items = upsert(rl.items, generated, directory)
+    if not config.spec.validate_output:
+        return items, []
+    from krm_fn.validate import output_results
+
+    return items, output_results(rl.items, items)
 
 
 def _config_dir(fn_config: Obj | None) -> str:

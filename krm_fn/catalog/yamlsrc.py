@@ -6,6 +6,8 @@ from typing import Any
 
 import yaml
 
+from krm_fn.errors import InputError
+from krm_fn.io.loader import load_documents
 from krm_fn.kube.paths import FieldPath
 
 
@@ -37,6 +39,11 @@ class _Loader(yaml.CSafeLoader):
 
 def load(text: str) -> tuple[Any, list[tuple[FieldPath, str]]]:
     """Parse one YAML document; returns the data and problems as ``(key path, message)``."""
+    try:  # PyYAML's composer recurses in C: refuse absurd nesting before it can overflow the stack
+        load_documents(text)
+    except InputError as exc:
+        if "nested deeper" in exc.message:
+            return None, [((), exc.message)]
     loader = _Loader(text)
     try:
         data = loader.get_single_data()

@@ -102,16 +102,20 @@ def _scalar(event: Any) -> Any:
 
 
 def _count_nodes(value: Any) -> int:
+    """The size of an alias expansion: nodes, plus one per 64 characters of strings (a long scalar aliased
+    thousands of times is as much a bomb as a deep tree)."""
     n = 1
     stack = [value]
     while stack:
         v = stack.pop()
         if isinstance(v, dict):
-            n += len(v)
+            n += len(v) + sum(len(k) for k in v) // 64
             stack.extend(v.values())
         elif isinstance(v, list):
             n += len(v)
             stack.extend(v)
+        elif isinstance(v, str):
+            n += len(v) // 64
     return n
 
 

@@ -15,7 +15,7 @@ from typing import Any
 
 from krm_fn.errors import InputError
 from krm_fn.io.emitter import Emitter
-from krm_fn.io.loader import Document, load_documents
+from krm_fn.io.loader import MAX_DEPTH, Document, load_documents
 from krm_fn.io.patch import splice
 from krm_fn.kube.api import ANN_ID, RESOURCE_LIST_API_VERSION, RESOURCE_LIST_KIND
 from krm_fn.kube.paths import Obj
@@ -131,11 +131,24 @@ def _as_document_text(text: str, start: int, end: int, column: int) -> str | Non
 
 def _loads_json(text: str) -> Any:
     try:
-        return json.loads(text)
+        value = json.loads(text)
     except json.JSONDecodeError as exc:
         raise InputError(f"malformed JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}") from None
     except RecursionError:
-        raise InputError("document nested too deeply") from None
+        raise InputError(f"document nested deeper than {MAX_DEPTH} levels") from None
+    _check_depth(value)
+    return value
+
+
+def _check_depth(value: Any) -> None:
+    """JSON input gets the same nesting limit as YAML input (the loader enforces it while parsing)."""
+    level = [value]
+    for _ in range(MAX_DEPTH + 1):
+        level = [c for v in level for c in (v.values() if isinstance(v, dict) else v if isinstance(v, list) else ())
+                 if isinstance(c, (dict, list))]
+        if not level:
+            return
+    raise InputError(f"document nested deeper than {MAX_DEPTH} levels")
 
 
 def parse_resource_list(text: str) -> ResourceList:

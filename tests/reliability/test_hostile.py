@@ -214,8 +214,6 @@ def test_wrong_types_in_the_config_file(tmp_path: Path, text: str, message: str)
     assert_one_line_failure(run_fn([str(cfg), "-"], CM), message)
 
 
-@pytest.mark.xfail(strict=True, reason="config.py _CATALOG_KEYS holds snake_case field names: a ConfigMap with "
-                                       "builtin=... plus validateOutput=true is taken for the renderer")
 def test_configmap_with_validate_output_selects_the_generator(tmp_path: Path) -> None:
     cfg = config_file(tmp_path, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n"
                                 "data: {builtin: classic, validateOutput: 'true'}\n")
@@ -242,9 +240,6 @@ def test_alias_bomb_is_refused_quickly_in_bounded_memory() -> None:
     assert time.monotonic() - start < 20
 
 
-@pytest.mark.xfail(strict=True, reason="io/loader.py counts alias expansion in nodes, not bytes: 2,000 aliases of a "
-                                       "1 MB scalar in a changed VM make a 2 GB output -> MemoryError, 'internal error' "
-                                       "exit 2 (should be 'excessive aliasing', exit 1)")
 def test_alias_bomb_of_long_scalars_is_refused() -> None:
     big = "x" * (1 << 20)
     text = (RL + "items:\n- apiVersion: kubevirt.io/v1\n  kind: VirtualMachine\n  metadata:\n    name: vm\n"
@@ -296,9 +291,6 @@ def test_nesting_just_under_the_limit_works_or_fails_cleanly(where: str) -> None
     assert proc.returncode in (0, 1) and b"internal error" not in proc.stderr, proc.stderr[-300:]
 
 
-@pytest.mark.xfail(strict=True, reason="catalog/yamlsrc.py parses catalog files with PyYAML's recursive composer: "
-                                       "1,000-deep nesting -> RecursionError 'internal error' exit 2; 30,000-deep "
-                                       "-> segmentation fault (exit 139)")
 @pytest.mark.parametrize("depth", [1_000, 30_000])
 def test_deeply_nested_catalog_file_fails_cleanly(tmp_path: Path, depth: int) -> None:
     (tmp_path / "cat.yaml").write_text("a: " + "[" * depth + "]" * depth + "\n")
@@ -322,8 +314,6 @@ def input_100mb(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
-@pytest.mark.xfail(strict=True, reason="cli.py: a MemoryError is reported with a traceback (the last-resort "
-                                       "handler allocates while memory is exhausted); it should be one line, exit 1")
 def test_100mb_input_under_a_memory_cap_fails_cleanly(input_100mb: Path) -> None:
     """A full 100 MB render needs ~2.4 GB and ~75 s (see docs/reliability.md); under a 512 MiB cap it must stop
     with one line, exit 1, and no partial output, within seconds."""
@@ -337,7 +327,7 @@ def test_100mb_input_under_a_memory_cap_fails_cleanly(input_100mb: Path) -> None
                     reason="~75 s and ~2.4 GB: set KUBEVIRT_KRM_BIG_INPUT=1 (numbers in docs/reliability.md)")
 def test_100mb_input_works_with_enough_memory(input_100mb: Path) -> None:
     proc = run_limited([], input_100mb, address_space=4 * GiB, timeout=600)
-    assert proc.returncode == 1  # synth deliberately includes VMs KubeVirt rejects
+    assert proc.returncode == 0  # every synthetic VM meets its preference (bench/synth.py)
     assert b"Traceback" not in proc.stderr and proc.stdout.startswith(b"apiVersion: config.kubernetes.io/v1")
 
 

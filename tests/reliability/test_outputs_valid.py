@@ -130,8 +130,6 @@ def test_validate_output_on_the_command_line(tmp_path: Path) -> None:
     assert run_fn([str(cm), "-"], stream).returncode == 1
 
 
-@pytest.mark.xfail(strict=True, reason="process.py _generate does not run krm_fn.validate.output_results yet when "
-                                       "InstancetypeCatalog spec.validateOutput is true (lead: 3-line wiring)")
 def test_validate_output_on_the_generator() -> None:
     # a user catalog whose preference would be invalid is not possible through the catalog checks, so an
     # existing item with an invalid annotation key is merged into a generated object (upsert keeps annotations)
