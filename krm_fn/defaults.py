@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Final
 
 from krm_fn.cluster import ClusterConfig
-from krm_fn.kube.paths import Obj, ensure_map, get
+from krm_fn.kube.paths import Obj, ensure_map, get2, get3
 from krm_fn.quantity import QuantityError, from_json
 
 DEFAULT_CPU_REQUEST: Final = "100m"
@@ -46,7 +46,7 @@ def set_default_volume_disks(vmi: Obj) -> None:
 
 def set_default_network_interface(cluster: ClusterConfig, vmi: Obj) -> None:
     """The pod network and its interface when the VM has neither networks nor interfaces."""
-    devices = get(vmi, ("domain", "devices")) or {}
+    devices = get2(vmi, "domain", "devices") or {}
     if devices.get("autoattachPodInterface") is False:
         return
     if vmi.get("networks") or devices.get("interfaces"):
@@ -93,7 +93,7 @@ def _set_resource_requests(cluster: ClusterConfig, vmi: Obj) -> None:
             differs = from_json(cluster.cpu_request) != from_json(DEFAULT_CPU_REQUEST)
         except QuantityError:
             differs = False
-        cpu = get(vmi, ("domain", "cpu")) or {}
+        cpu = get2(vmi, "domain", "cpu") or {}
         if differs and "cpu" not in (resources.get("requests") or {}) and not cpu.get("dedicatedCpuPlacement"):
             ensure_map(resources, ("requests",))["cpu"] = cluster.cpu_request
 
@@ -102,13 +102,13 @@ def _set_guest_memory(vmi: Obj) -> None:
     memory = ensure_map(vmi, ("domain", "memory"))
     if memory.get("guest") is not None:
         return
-    resources = get(vmi, ("domain", "resources")) or {}
+    resources = get2(vmi, "domain", "resources") or {}
     for section in ("requests", "limits"):
         value = (resources.get(section) or {}).get("memory")
         if not _quantity_is_zero(value):
             memory["guest"] = value
             return
-    page_size = get(memory, ("hugepages", "pageSize"))
+    page_size = get2(memory, "hugepages", "pageSize")
     if page_size:
         try:
             from_json(page_size)
@@ -118,10 +118,10 @@ def _set_guest_memory(vmi: Obj) -> None:
 
 
 def _set_cpu_topology(vmi: Obj) -> None:
-    cpu = get(vmi, ("domain", "cpu"))
+    cpu = get2(vmi, "domain", "cpu")
     if cpu is not None and (cpu.get("sockets") or cpu.get("cores") or cpu.get("threads")):
         return
-    resources = get(vmi, ("domain", "resources")) or {}
+    resources = get2(vmi, "domain", "resources") or {}
     limits = resources.get("limits") or {}
     requests = resources.get("requests") or {}
     sockets = 1
@@ -154,7 +154,7 @@ def set_default_vmi_spec(cluster: ClusterConfig, vmi: Obj) -> None:
     """``SetDefaultVirtualMachineInstanceSpec`` on a VMI spec (VM: ``spec.template.spec``)."""
     if not vmi.get("architecture"):
         vmi["architecture"] = cluster.architecture
-    if not get(vmi, ("domain", "machine", "type")):
+    if not get3(vmi, "domain", "machine", "type"):
         ensure_map(vmi, ("domain", "machine"))["type"] = machine_type_for(cluster, str(vmi["architecture"]))
     _set_resource_requests(cluster, vmi)
     _set_guest_memory(vmi)

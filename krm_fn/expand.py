@@ -8,7 +8,8 @@ Stages (the first failure ends processing, see ``shared/conformance/README.md``)
    are ignored here);
 4. ``expand``: ``pkg/instancetype/expand`` on the mutated VM: default disks and pod network, instancetype
    and preference, ``SetDefaultVirtualMachineInstanceSpec``, matchers and status refs removed; the result
-   is what a Go round trip writes (:func:`krm_fn.schema.encode_object`).
+   is what a Go round trip writes (:func:`krm_fn.schema.encode_shared`, only when the expanded VM is read:
+   :attr:`Outcome.expanded`).
 """
 
 from __future__ import annotations
@@ -28,11 +29,12 @@ from krm_fn.defaults import (
 from krm_fn.find import FindError, Found, find_spec
 from krm_fn.index import Index
 from krm_fn.infer import InferError, infer_matchers, validate_matchers
-from krm_fn.kube.paths import Obj, copy_json, ensure_map, get
+from krm_fn.kube.paths import Obj, copy_json, ensure_map, get2
 from krm_fn.preference.mutate import apply_persisted_preferences, persisted_preferences_apply
 from krm_fn.preference.requirements import check_requirements
 from krm_fn.preference.validation import SPREAD_FIELD, check_spread
-from krm_fn.schema import encode_object, validate_vm
+from krm_fn.quantity import QuantityCache
+from krm_fn.schema import encode_object, encode_shared, validate_vm
 
 Stage = Literal["schema", "mutate", "admit", "expand"]
 
@@ -57,14 +59,30 @@ class Rejection:
         return STAGE_PREFIX[self.stage] + self.error
 
 
-@dataclass(frozen=True, slots=True)
 class Outcome:
-    """``expanded`` is None for a VM without matchers (returned unchanged) or a rejected one."""
+    """``expanded`` is None for a VM without matchers (returned unchanged) or a rejected one.
 
-    expanded: Obj | None = None
-    rejection: Rejection | None = None
-    mutated: Obj | None = None       # the VM as the mutating webhook left it
-    inferred: Obj | None = None      # the VM after inferFromVolume only (what a pinned VM keeps)
+    The Go round trip of the expanded VM is done on first access of ``expanded`` only (``pending`` holds the
+    VM to encode): the validate and revisions modes never read it. It shares what it leaves unchanged with
+    the VM (:func:`krm_fn.schema.encode_shared`): no part of an outcome may be mutated.
+    """
+
+    __slots__ = ("rejection", "mutated", "inferred", "_expanded", "_pending")
+
+    def __init__(self, expanded: Obj | None = None, rejection: Rejection | None = None,
+                 mutated: Obj | None = None, inferred: Obj | None = None, *, pending: Obj | None = None) -> None:
+        self.rejection = rejection
+        self.mutated = mutated      # the VM as the mutating webhook left it
+        self.inferred = inferred    # the VM after inferFromVolume only (what a pinned VM keeps)
+        self._expanded = expanded
+        self._pending = pending
+
+    @property
+    def expanded(self) -> Obj | None:
+        if self._pending is not None:
+            self._expanded = encode_shared(self._pending, VM_DEFINITION)
+            self._pending = None
+        return self._expanded
 
 
 def has_matchers(vm: Obj) -> bool:
@@ -88,7 +106,7 @@ def infer(vm: Obj, index: Index) -> Obj | Rejection:
     causes = validate_matchers(vm)
     if causes:
         return Rejection("mutate", ", ".join(c.message for c in causes), causes[0].field)
-    if not any((get(vm, ("spec", f)) or {}).get("inferFromVolume") for f in ("instancetype", "preference")):
+    if not any((get2(vm, "spec", f) or {}).get("inferFromVolume") for f in ("instancetype", "preference")):
         return vm
     work: Obj = copy_json(vm)
     try:
@@ -98,12 +116,13 @@ def infer(vm: Obj, index: Index) -> Obj | Rejection:
     return work
 
 
-def persist_preferences(vm: Obj, index: Index) -> Obj:
-    """The preference values the webhook writes into the VM: ``vm`` itself when none applies, else a copy."""
-    pref = _found(lookup(vm, "preference", index))
+def persist_preferences(vm: Obj, index: Index, found: Lookup = None) -> Obj:
+    """The preference values the webhook writes into the VM: ``vm`` itself when none applies, else a copy.
+    ``found``: the preference lookup for ``vm`` when already done."""
+    pref = _found(found if found is not None else lookup(vm, "preference", index))
     if pref is None or not persisted_preferences_apply(pref.spec, vm):
         return vm
-    work: Obj = copy_json(vm)
+    work = _persist_copy(vm)
     apply_persisted_preferences(pref.spec, work)
     return work
 
@@ -131,7 +150,8 @@ def _found(result: Lookup) -> Found | None:
     return result if isinstance(result, Found) else None
 
 
-def admit(vm: Obj, it: Found | None, pref: Found | None, cluster: ClusterConfig) -> Rejection | None:
+def admit(vm: Obj, it: Found | None, pref: Found | None, cluster: ClusterConfig,
+          quantities: QuantityCache | None = None) -> Rejection | None:
     """The instancetype part of the validating webhook, run on a copy (discarded). Lookup failures are
     ignored there: pass what was found."""
     if it is None and pref is None:
@@ -141,7 +161,7 @@ def admit(vm: Obj, it: Found | None, pref: Found | None, cluster: ClusterConfig)
         message = check_spread(it.spec, pref_spec)
         if message:
             return Rejection("admit", message, SPREAD_FIELD)
-    template = copy_json(get(vm, ("spec", "template")) or {})
+    template = template_copy(get2(vm, "spec", "template") or {})
     vmi = ensure_map(template, ("spec",))
     meta = ensure_map(template, ("metadata",))
     conflicts = apply_to_vmi(VM_BASE, it.spec if it else None, pref_spec, vmi, meta)
@@ -151,7 +171,7 @@ def admit(vm: Obj, it: Found | None, pref: Found | None, cluster: ClusterConfig)
         set_default_vmi_spec(cluster, vmi)
     except DefaultsError as err:
         return Rejection("admit", err.message, "spec.template.spec.networks")
-    failure = check_requirements(it.spec if it else None, pref_spec, vmi)
+    failure = check_requirements(it.spec if it else None, pref_spec, vmi, quantities)
     if failure:
         return Rejection("admit", failure.message, failure.field)
     return None
@@ -170,6 +190,13 @@ def expand_found(vm: Obj, it: Found | None, pref: Found | None, cluster: Cluster
     """``expand.Expand`` once the specs are known; mutates ``vm`` (pass :func:`expand_copy`), returns the
     Go round trip of the result. Conflicts are reported by ``conflict_stage`` (admission wording for
     ``admit``)."""
+    result = expand_in_place(vm, it, pref, cluster, conflict_stage)
+    return result if isinstance(result, Rejection) else encode_object(result, VM_DEFINITION)
+
+
+def expand_in_place(vm: Obj, it: Found | None, pref: Found | None, cluster: ClusterConfig,
+                    conflict_stage: Stage = "expand", quantities: QuantityCache | None = None) -> Obj | Rejection:
+    """:func:`expand_found` without the Go round trip: returns ``vm`` itself, expanded in place."""
     template = ensure_map(vm, ("spec", "template"))
     vmi = ensure_map(template, ("spec",))
     meta = ensure_map(template, ("metadata",))
@@ -188,7 +215,7 @@ def expand_found(vm: Obj, it: Found | None, pref: Found | None, cluster: Cluster
     set_default_vmi_spec(cluster, vmi)
     if conflict_stage == "admit":
         # the admission copy differs only in device lists, which requirements never look at
-        failure = check_requirements(it_spec, pref_spec, vmi)
+        failure = check_requirements(it_spec, pref_spec, vmi, quantities)
         if failure:
             return Rejection("admit", failure.message, failure.field)
     spec = vm["spec"]
@@ -198,7 +225,7 @@ def expand_found(vm: Obj, it: Found | None, pref: Found | None, cluster: Cluster
     if isinstance(status, dict):
         status.pop("instancetypeRef", None)
         status.pop("preferenceRef", None)
-    return encode_object(vm, VM_DEFINITION)
+    return vm
 
 
 def expand(vm: Obj, index: Index, cluster: ClusterConfig) -> Obj | Rejection:
@@ -211,13 +238,77 @@ def expand(vm: Obj, index: Index, cluster: ClusterConfig) -> Obj | Rejection:
 
 
 def expand_copy(vm: Obj) -> Obj:
-    """A copy deep enough for :func:`expand_found`: the template is copied, ``spec``/``status`` shallowly."""
+    """A copy deep enough for :func:`expand_found`: ``spec``/``status`` shallowly, the template as
+    :func:`template_copy`."""
     out = dict(vm)
     spec = vm.get("spec")
     if isinstance(spec, dict):
-        out["spec"] = {**spec, "template": copy_json(spec.get("template") or {})}
+        out["spec"] = {**spec, "template": template_copy(spec.get("template") or {})}
     if isinstance(vm.get("status"), dict):
         out["status"] = dict(vm["status"])
+    return out
+
+
+def template_copy(template: object) -> Obj:
+    """A copy of a VM template deep enough for expand and admission, which change (in place) only
+    ``metadata.annotations``, top-level keys of ``spec``, anything under ``spec.domain`` and the
+    ``containerDisk`` of volumes (pull policy); everything else is shared with ``template``."""
+    if not isinstance(template, dict):
+        out: Obj = copy_json(template)
+        return out
+    out = dict(template)
+    meta = template.get("metadata")
+    if isinstance(meta, dict):
+        meta = out["metadata"] = dict(meta)
+        annotations = meta.get("annotations")
+        if isinstance(annotations, dict):
+            meta["annotations"] = dict(annotations)
+    vmi = template.get("spec")
+    if isinstance(vmi, dict):
+        vmi = out["spec"] = dict(vmi)
+        if "domain" in vmi:
+            vmi["domain"] = copy_json(vmi["domain"])
+        volumes = vmi.get("volumes")
+        if isinstance(volumes, list):
+            vmi["volumes"] = [
+                {**v, "containerDisk": dict(v["containerDisk"])}
+                if isinstance(v, dict) and isinstance(v.get("containerDisk"), dict) else v
+                for v in volumes
+            ]
+    return out
+
+
+def _persist_copy(vm: Obj) -> Obj:
+    """A copy deep enough for :func:`apply_persisted_preferences`: the path to ``domain.machine`` and the
+    ``pvc``/``storage`` of each ``dataVolumeTemplates`` spec are copied, the rest is shared with ``vm``."""
+    out = dict(vm)
+    spec = vm.get("spec")
+    if not isinstance(spec, dict):
+        return out
+    spec = out["spec"] = dict(spec)
+    template = spec.get("template")
+    if isinstance(template, dict):
+        template = spec["template"] = dict(template)
+        vmi = template.get("spec")
+        if isinstance(vmi, dict):
+            vmi = template["spec"] = dict(vmi)
+            domain = vmi.get("domain")
+            if isinstance(domain, dict):
+                domain = vmi["domain"] = dict(domain)
+                if isinstance(domain.get("machine"), dict):
+                    domain["machine"] = dict(domain["machine"])
+    templates = spec.get("dataVolumeTemplates")
+    if isinstance(templates, list):
+        copied: list[object] = []
+        for dvt in templates:
+            if isinstance(dvt, dict) and isinstance(dvt.get("spec"), dict):
+                dv_spec = dict(dvt["spec"])
+                for key in ("pvc", "storage"):
+                    if isinstance(dv_spec.get(key), dict):
+                        dv_spec[key] = dict(dv_spec[key])
+                dvt = {**dvt, "spec": dv_spec}
+            copied.append(dvt)
+        spec["dataVolumeTemplates"] = copied
     return out
 
 
@@ -233,13 +324,15 @@ def process_vm(vm: Obj, index: Index, cluster: ClusterConfig) -> Outcome:
         return Outcome(rejection=inferred)
     if not has_matchers(inferred):
         # inference with the Ignore policy cleared the matchers: KubeVirt persists that VM as is
-        return Outcome(expanded=encode_object(inferred, VM_DEFINITION), mutated=inferred, inferred=inferred)
-    mutated = persist_preferences(inferred, index)
-    it, pref = lookup(mutated, "instancetype", index), lookup(mutated, "preference", index)
+        return Outcome(pending=inferred, mutated=inferred, inferred=inferred)
+    # the webhook's changes (architecture, machine type, storage class) leave the matchers, status refs
+    # and namespace alone: the lookups on ``inferred`` hold for ``mutated``
+    it, pref = lookup(inferred, "instancetype", index), lookup(inferred, "preference", index)
+    mutated = persist_preferences(inferred, index, pref)
     failed = _lookup_rejection(it, pref)
     if failed is not None:
         # admission ignores lookup failures (checks with what it found); expand then fails on the lookup
-        rejection = admit(mutated, _found(it), _found(pref), cluster)
+        rejection = admit(mutated, _found(it), _found(pref), cluster, index.quantities)
         return Outcome(rejection=rejection or failed, mutated=mutated, inferred=inferred)
     it_found, pref_found = _found(it), _found(pref)
     if it_found is not None:
@@ -248,10 +341,11 @@ def process_vm(vm: Obj, index: Index, cluster: ClusterConfig) -> Outcome:
             return Outcome(rejection=Rejection("admit", message, SPREAD_FIELD), mutated=mutated, inferred=inferred)
     # one pass serves admission and expand: they apply the same specs and differ only in when the
     # default disks/interface are added, which neither conflicts nor requirements depend on
-    expanded = expand_found(expand_copy(mutated), it_found, pref_found, cluster, conflict_stage="admit")
+    expanded = expand_in_place(expand_copy(mutated), it_found, pref_found, cluster, conflict_stage="admit",
+                               quantities=index.quantities)
     if isinstance(expanded, Rejection):
         if expanded.stage == "expand":  # a defaults error before apply: take the exact path
-            rejection = admit(mutated, it_found, pref_found, cluster)
+            rejection = admit(mutated, it_found, pref_found, cluster, index.quantities)
             return Outcome(rejection=rejection or expanded, mutated=mutated, inferred=inferred)
         return Outcome(rejection=expanded, mutated=mutated, inferred=inferred)
-    return Outcome(expanded=expanded, mutated=mutated, inferred=inferred)
+    return Outcome(pending=expanded, mutated=mutated, inferred=inferred)

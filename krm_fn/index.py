@@ -17,6 +17,7 @@ from krm_fn.kube.api import (
     KIND_VM,
 )
 from krm_fn.kube.paths import Obj
+from krm_fn.quantity import QuantityCache
 
 DEFAULT_NAMESPACE: Final = "default"
 KIND_PVC: Final = "PersistentVolumeClaim"
@@ -77,6 +78,9 @@ class Index:
         self._add(items)
         self._fallback = fallback
         self._fallback_index: Index | None = None
+        # per-render caches of data derived from the (unchanging) objects, shared by every VM
+        self.quantities = QuantityCache()
+        self.memo: dict[Any, Any] = {}  # keys: tuples whose first item names the user (module)
 
     def _add(self, items: Sequence[Any]) -> None:
         table = self._table

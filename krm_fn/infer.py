@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Final, Literal
 
 from krm_fn.index import KIND_DATA_SOURCE, KIND_DATA_VOLUME, KIND_PVC, KIND_VOLUME_SNAPSHOT, Index, namespace_of
-from krm_fn.kube.paths import Obj, get
+from krm_fn.kube.paths import Obj, get, get2, get3
 
 Family = Literal["instancetype", "preference"]
 
@@ -40,7 +40,7 @@ class Cause:
 
 def validate_matcher(vm: Obj, family: Family) -> list[Cause]:
     """The admission causes for one matcher (name/inferFromVolume/kind/policy rules)."""
-    matcher = get(vm, ("spec", family))
+    matcher = get2(vm, "spec", family)
     if not isinstance(matcher, dict):
         return []
     causes: list[Cause] = []
@@ -84,7 +84,7 @@ class _Resolver:
         return obj
 
     def from_labels(self, obj: Obj) -> tuple[str, str]:
-        labels = get(obj, ("metadata", "labels")) or {}
+        labels = get2(obj, "metadata", "labels") or {}
         if self.name_label not in labels:
             raise InferError(f"unable to find required {self.name_label} label on the volume", ignorable=True)
         return str(labels[self.name_label]), str(labels.get(self.kind_label) or "")
@@ -112,8 +112,8 @@ class _Resolver:
                          ignorable=True)
 
     def from_data_volume(self, name: str) -> tuple[str, str]:
-        for template in get(self.vm, ("spec", "dataVolumeTemplates")) or []:
-            if get(template, ("metadata", "name")) == name:
+        for template in get2(self.vm, "spec", "dataVolumeTemplates") or []:
+            if get2(template, "metadata", "name") == name:
                 return self.from_dv_spec(template.get("spec") or {})
         dv = self.index.get(KIND_DATA_VOLUME, self.namespace, name)
         if dv is None:
@@ -157,7 +157,7 @@ class _Resolver:
         except InferError as err:
             if not err.ignorable:
                 raise
-        source = get(ds, ("spec", "source")) or {}
+        source = get2(ds, "spec", "source") or {}
         pvc = source.get("pvc")
         if pvc is not None:
             return self.from_pvc(str(pvc.get("name") or ""), str(pvc.get("namespace") or ""))
@@ -185,7 +185,7 @@ def infer_matcher(vm: Obj, family: Family, index: Index) -> None:
         raise
     spec[family] = {"name": name, "kind": kind}
     if family == "instancetype" and policy == POLICY_IGNORE:
-        domain = get(spec, ("template", "spec", "domain"))
+        domain = get3(spec, "template", "spec", "domain")
         if isinstance(domain, dict):
             domain.pop("memory", None)
 

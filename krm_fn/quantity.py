@@ -10,6 +10,7 @@ Also: KubeVirt's float32 memory-overcommit arithmetic (``apply/memory.go``).
 
 from __future__ import annotations
 
+import re
 import struct
 from decimal import Decimal
 from typing import Any, Final, Literal
@@ -462,6 +463,43 @@ def from_json(value: Any) -> Quantity:
 def canonical(value: Any) -> str:
     """The string the API server writes back for a quantity field (raises :class:`QuantityError`)."""
     return str(from_json(value))
+
+
+# a string ``Quantity.parse`` keeps as written (its canonical form), decided without parsing: a decimal
+# suffix with at most 15 digits not ending in 000, or a binary one whose amount fits the int64 fast path
+# and is no multiple of 8 (``Quantity.parse``: precision and ``canonical`` of the int64Amount path)
+_PLAIN: Final = re.compile(r"([1-9][0-9]{0,14})([numkMGTPE]|[KMGT]i)?")
+_BINARY_MAX_DIGITS: Final = {"Ki": 11, "Mi": 8, "Gi": 5, "Ti": 2}
+
+
+def is_canonical_text(text: str) -> bool:
+    """True only when ``canonical(text) == text`` (False: unknown, parse it)."""
+    m = _PLAIN.fullmatch(text)
+    if m is None:
+        return False
+    digits, suffix = m.groups()
+    if not suffix or suffix not in _BINARY_MAX_DIGITS:
+        return not digits.endswith("000")
+    return len(digits) <= _BINARY_MAX_DIGITS[suffix] and int(digits) & 7 != 0
+
+
+class QuantityCache:
+    """:func:`from_json` remembered per value, for one render call (a :class:`Quantity` is immutable)."""
+
+    __slots__ = ("_parsed",)
+
+    def __init__(self) -> None:
+        self._parsed: dict[tuple[type, Any], Quantity] = {}
+
+    def from_json(self, value: Any) -> Quantity:
+        t = type(value)
+        if t is not str and t is not int and t is not float:
+            return from_json(value)
+        key = (t, value)
+        q = self._parsed.get(key)
+        if q is None:
+            q = self._parsed[key] = from_json(value)  # an error is raised each time, never remembered
+        return q
 
 
 # --- float32 arithmetic -----------------------------------------------------------------------

@@ -6,19 +6,19 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from krm_fn.conflict import Conflict, child
-from krm_fn.kube.paths import Obj, copy_json, ensure_map, get
+from krm_fn.kube.paths import Obj, copy_json, ensure_map, get2
 from krm_fn.topology import guest_topology
 
 
 def validate_cpu(base: Sequence[str], it: Obj, vmi: Obj) -> list[Conflict]:
     """Every CPU conflict, in KubeVirt's order."""
     conflicts: list[Conflict] = []
-    resources = get(vmi, ("domain", "resources")) or {}
+    resources = get2(vmi, "domain", "resources") or {}
     if "cpu" in (resources.get("requests") or {}):
         conflicts.append(child(base, "domain", "resources", "requests", "cpu"))
     if "cpu" in (resources.get("limits") or {}):
         conflicts.append(child(base, "domain", "resources", "limits", "cpu"))
-    cpu = get(vmi, ("domain", "cpu")) or {}
+    cpu = get2(vmi, "domain", "cpu") or {}
     for field in ("sockets", "cores", "threads"):
         if cpu.get(field):
             conflicts.append(child(base, "domain", "cpu", field))

@@ -5,14 +5,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from krm_fn.conflict import Conflict, child
-from krm_fn.kube.paths import Obj, copy_json, ensure_map, get
+from krm_fn.kube.paths import Obj, copy_json, ensure_map, get3
 
 
 def apply_gpus(base: Sequence[str], it: Obj, vmi: Obj) -> list[Conflict]:
     gpus = it.get("gpus")
     if not gpus:
         return []
-    if get(vmi, ("domain", "devices", "gpus")):
+    if get3(vmi, "domain", "devices", "gpus"):
         return [child(base, "domain", "devices", "gpus")]
     ensure_map(vmi, ("domain", "devices"))["gpus"] = copy_json(gpus)
     return []

@@ -5,14 +5,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from krm_fn.conflict import Conflict, child
-from krm_fn.kube.paths import Obj, copy_json, ensure_map, get
+from krm_fn.kube.paths import Obj, copy_json, ensure_map, get3
 
 
 def apply_host_devices(base: Sequence[str], it: Obj, vmi: Obj) -> list[Conflict]:
     devices = it.get("hostDevices")
     if not devices:
         return []
-    if get(vmi, ("domain", "devices", "hostDevices")):
+    if get3(vmi, "domain", "devices", "hostDevices"):
         return [child(base, "domain", "devices", "hostDevices")]
     ensure_map(vmi, ("domain", "devices"))["hostDevices"] = copy_json(devices)
     return []

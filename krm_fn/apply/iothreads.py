@@ -5,14 +5,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from krm_fn.conflict import Conflict, child
-from krm_fn.kube.paths import Obj, ensure_map, get
+from krm_fn.kube.paths import Obj, ensure_map, get3
 
 
 def apply_io_threads(base: Sequence[str], it: Obj, vmi: Obj) -> list[Conflict]:
     count = (it.get("ioThreads") or {}).get("supplementalPoolThreadCount")
     if it.get("ioThreads") is None or count is None:
         return []
-    if get(vmi, ("domain", "ioThreads", "supplementalPoolThreadCount")) is not None:
+    if get3(vmi, "domain", "ioThreads", "supplementalPoolThreadCount") is not None:
         return [child(base, "domain", "ioThreads", "supplementalPoolThreadCount")]
     ensure_map(vmi, ("domain", "ioThreads"))["supplementalPoolThreadCount"] = count
     return []

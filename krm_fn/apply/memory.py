@@ -6,14 +6,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from krm_fn.conflict import Conflict, child
-from krm_fn.kube.paths import Obj, copy_json, ensure_map, get
+from krm_fn.kube.paths import Obj, copy_json, ensure_map, get2
 from krm_fn.quantity import from_json, overcommit_request
 
 
 def validate_memory(base: Sequence[str], it: Obj, vmi: Obj) -> list[Conflict]:
-    memory = get(vmi, ("domain", "memory")) or {}
+    memory = get2(vmi, "domain", "memory") or {}
     itmem = it.get("memory") or {}
-    resources = get(vmi, ("domain", "resources")) or {}
+    resources = get2(vmi, "domain", "resources") or {}
     if memory.get("guest") is not None:
         return [child(base, "domain", "memory", "guest")]
     if memory.get("hugepages") is not None and itmem.get("hugepages") is not None:

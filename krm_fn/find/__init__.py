@@ -18,7 +18,7 @@ from krm_fn.kube.api import (
     KIND_INSTANCETYPE,
     KIND_PREFERENCE,
 )
-from krm_fn.kube.paths import Obj, get
+from krm_fn.kube.paths import Obj, get, get2
 
 Family = Literal["instancetype", "preference"]
 
@@ -86,7 +86,7 @@ def object_kind(family: Family, matcher_kind: str) -> str:
 
 def find_object(vm: Obj, family: Family, index: Index) -> tuple[str, Obj]:
     """The live object the matcher names (no revision lookup); raises :class:`FindError`."""
-    matcher = get(vm, ("spec", family)) or {}
+    matcher = get2(vm, "spec", family) or {}
     kind = object_kind(family, str(matcher.get("kind") or ""))
     name = str(matcher.get("name") or "")
     obj = index.get(kind, namespace_of(vm), name, fallback=True)
@@ -128,7 +128,7 @@ def _revision(vm: Obj, name: str, index: Index) -> Obj:
 
 def find_spec(vm: Obj, family: Family, index: Index) -> Found | None:
     """What ``find.Spec`` returns for the matcher (``None`` without a matcher); raises :class:`FindError`."""
-    matcher = get(vm, ("spec", family))
+    matcher = get2(vm, "spec", family)
     if not isinstance(matcher, dict):
         return None
     revision_name = matcher.get("revisionName")
@@ -137,9 +137,20 @@ def find_spec(vm: Obj, family: Family, index: Index) -> Found | None:
     ref_name = get(vm, ("status", STATUS_REF[family], "controllerRevisionRef", "name"))
     if ref_name:
         cr = _revision(vm, str(ref_name), index)
-        labels = get(cr, ("metadata", "labels")) or {}
+        labels = get2(cr, "metadata", "labels") or {}
         if labels.get(LABEL_OBJECT_NAME) == matcher.get("name"):
             return spec_from_revision(cr, family)
+    matcher_kind, name = matcher.get("kind"), matcher.get("name")
+    key = None
+    if type(name) is str and (matcher_kind is None or type(matcher_kind) is str):
+        # the live object by matcher and namespace: the same for every VM that names it (this render)
+        key = ("find", family, matcher_kind, name, namespace_of(vm))
+        found: Found | None = index.memo.get(key)
+        if found is not None:
+            return found
     kind, obj = find_object(vm, family, index)
     spec = obj.get("spec")
-    return Found(spec if isinstance(spec, dict) else {}, obj, kind)
+    found = Found(spec if isinstance(spec, dict) else {}, obj, kind)
+    if key is not None:
+        index.memo[key] = found
+    return found

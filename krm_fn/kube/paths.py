@@ -31,6 +31,26 @@ def get(obj: Any, path: FieldPath, default: Any = None) -> Any:
     return cur
 
 
+def get2(obj: Any, a: str, b: str) -> Any:
+    """``get(obj, (a, b))`` (two mapping steps, no default) without the generic loop: for hot paths."""
+    if isinstance(obj, dict):
+        cur = obj.get(a)
+        if isinstance(cur, dict):
+            return cur.get(b)
+    return None
+
+
+def get3(obj: Any, a: str, b: str, c: str) -> Any:
+    """``get(obj, (a, b, c))`` (three mapping steps, no default) without the generic loop."""
+    if isinstance(obj, dict):
+        cur = obj.get(a)
+        if isinstance(cur, dict):
+            cur = cur.get(b)
+            if isinstance(cur, dict):
+                return cur.get(c)
+    return None
+
+
 def ensure_map(obj: Obj, path: tuple[str, ...]) -> Obj:
     """The dict at ``path``, creating empty dicts for missing (or ``None``) steps.
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
-from krm_fn.kube.paths import Obj, get
-from krm_fn.quantity import Quantity, from_json
+from krm_fn.kube.paths import Obj, get2, get3
+from krm_fn.quantity import Quantity, QuantityCache, from_json
 from krm_fn.topology import (
     ACROSS_CORES_THREADS,
     ACROSS_SOCKETS_CORES,
@@ -42,14 +42,14 @@ class RequirementFailure:
 
 def _check_cpu(it: Obj | None, pref: Obj, needed: int, vmi: Obj) -> RequirementFailure | None:
     if it is not None:
-        guest = int(get(it, ("cpu", "guest")) or 0)
+        guest = int(get2(it, "cpu", "guest") or 0)
         if guest < needed:
             return RequirementFailure(
                 ("spec.instancetype",),
                 f"insufficient CPU resources of {guest} vCPU provided by instance type, "
                 f"preference requires {needed} vCPU")
         return None
-    cpu = get(vmi, ("domain", "cpu"))
+    cpu = get2(vmi, "domain", "cpu")
     if cpu is None:
         return RequirementFailure(
             (_CPU,), f"no CPU resources provided by VirtualMachine, preference requires {needed} vCPU")
@@ -78,11 +78,13 @@ def _check_cpu(it: Obj | None, pref: Obj, needed: int, vmi: Obj) -> RequirementF
     return None
 
 
-def _check_memory(it: Obj | None, needed: Quantity, vmi: Obj) -> RequirementFailure | None:
-    guest = get(vmi, ("domain", "memory", "guest"))
+def _check_memory(it: Obj | None, needed: Quantity, vmi: Obj,
+                  quantities: QuantityCache | None = None) -> RequirementFailure | None:
+    guest = get3(vmi, "domain", "memory", "guest")
     if guest is None and it is not None:
-        guest = get(it, ("memory", "guest"))
-    provided = from_json(guest) if guest is not None else Quantity.from_int(0, "DecimalSI")
+        guest = get2(it, "memory", "guest")
+    parse = quantities.from_json if quantities is not None else from_json
+    provided = parse(guest) if guest is not None else Quantity.from_int(0, "DecimalSI")
     if provided.cmp(needed) >= 0:
         return None
     if it is not None:
@@ -94,8 +96,10 @@ def _check_memory(it: Obj | None, needed: Quantity, vmi: Obj) -> RequirementFail
         f"insufficient Memory resources of {provided} provided by VirtualMachine, preference requires {needed}")
 
 
-def check_requirements(it: Obj | None, pref: Obj | None, vmi: Obj) -> RequirementFailure | None:
-    """The first unmet requirement of ``pref`` for the (defaulted) VMI spec, or ``None``."""
+def check_requirements(it: Obj | None, pref: Obj | None, vmi: Obj,
+                       quantities: QuantityCache | None = None) -> RequirementFailure | None:
+    """The first unmet requirement of ``pref`` for the (defaulted) VMI spec, or ``None``; ``quantities``
+    (optional) remembers parsed quantities across calls."""
     if pref is None:
         return None
     req = pref.get("requirements")
@@ -108,7 +112,8 @@ def check_requirements(it: Obj | None, pref: Obj | None, vmi: Obj) -> Requiremen
             return failure
     memory = req.get("memory")
     if memory is not None:
-        failure = _check_memory(it, from_json(memory.get("guest") or 0), vmi)
+        parse = quantities.from_json if quantities is not None else from_json
+        failure = _check_memory(it, parse(memory.get("guest") or 0), vmi, quantities)
         if failure:
             return failure
     arch = req.get("architecture")

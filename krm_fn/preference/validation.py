@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from krm_fn.kube.paths import Obj, get
+from krm_fn.kube.paths import Obj, get2
 from krm_fn.topology import (
     ACROSS_CORES_THREADS,
     ACROSS_SOCKETS_CORES,
@@ -28,7 +28,7 @@ def check_spread(it: Obj, pref: Obj | None) -> str | None:
     """
     if pref is None or preferred_topology(pref) not in SPREAD_TOPOLOGIES:
         return None
-    guest = int(get(it, ("cpu", "guest")) or 0)
+    guest = int(get2(it, "cpu", "guest") or 0)
     ratio, across = spread_options(pref)
     if across == ACROSS_SOCKETS_CORES and not _divisible(guest, ratio):
         return (f"{guest} vCPUs provided by the instance type are not divisible by the "

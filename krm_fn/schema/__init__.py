@@ -8,16 +8,24 @@ Two walkers over the same compiled definitions:
 * :func:`encode` reproduces a Go round trip (``json.Unmarshal`` into the typed struct, then
   ``json.Marshal``): unknown fields vanish, ``omitempty`` zero values are dropped, non-pointer structs
   appear as ``{}``, quantities come out canonical. It always returns new containers.
+
+Both are also compiled, per node and on first use, into closures (the hot path of a render):
+``validate_vm`` first runs a boolean check that is True only when the validator has nothing to say (else
+the walker above produces the messages), and :func:`encode_shared` is :func:`encode` returning the very
+containers it leaves unchanged (:func:`encode_object` copies its result).
 """
 
 from __future__ import annotations
 
 import json
+import re
+from collections.abc import Callable
 from functools import cache
+from itertools import islice
 from importlib import resources
 from typing import Any, Final
 
-from krm_fn.quantity import QuantityError, canonical
+from krm_fn.quantity import QuantityError, canonical, is_canonical_text
 
 OBJ: Final = 1
 ARR: Final = 2
@@ -38,7 +46,7 @@ class Node:
     """One compiled schema node. ``props`` maps a property to ``(child, go_code)``."""
 
     __slots__ = ("kind", "types", "nullable", "enum", "props", "required", "closed", "must", "items",
-                 "values", "fmt", "name", "fast")
+                 "values", "fmt", "name", "fast", "accept", "check", "enc")
 
     def __init__(self, name: str = "") -> None:
         self.name = name
@@ -55,7 +63,16 @@ class Node:
         self.fmt = ""
         # exact Python types a valid value of this scalar node can have without further checks
         self.fast: frozenset[type] = frozenset()
+        # ``fast`` plus ``NoneType`` when null is valid here: values the validator accepts without a look
+        self.accept: frozenset[type] = frozenset()
+        # the compiled fast check (:func:`_checker`), built on first use
+        self.check: Check | None = None
+        # the compiled Go round trip (:func:`_encoder`), built on first use
+        self.enc: Encode | None = None
 
+
+Check = Callable[[Any], bool]
+Encode = Callable[[Any], Any]
 
 _FAST_TYPES: Final[dict[str, tuple[type, ...]]] = {
     "string": (str,), "integer": (int,), "number": (int, float), "boolean": (bool,),
@@ -126,6 +143,10 @@ class Schema:
                 node.fast = frozenset(t for name in types for t in _FAST_TYPES.get(name, ()))
         else:
             node.kind = ANY
+        if not types or "null" in types or node.nullable:
+            node.accept = node.fast | {type(None)}
+        else:
+            node.accept = node.fast
 
 
 @cache
@@ -238,8 +259,126 @@ def _validate(value: Any, node: Node, path: str, errs: list[str]) -> None:
             errs.append(f"{path}: {err}")
 
 
+# --- fast check: True only when _validate reports nothing (False: run _validate for the messages) -----
+# a quantity string ``resource.ParseQuantity`` always accepts (at most 15 digits, a known suffix)
+_PLAIN_QUANTITY: Final = re.compile(r"(?:0|[1-9][0-9]{0,14})(?:[numkMGTPE]|[KMGTPE]i)?")
+_JSON_TYPE: Final[dict[type, str]] = {dict: "object", list: "array", str: "string", bool: "boolean"}
+
+
+def _checker(node: Node) -> Check:
+    """A conservative boolean version of :func:`_validate` for ``node``, compiled once per node."""
+    check = node.check
+    if check is None:
+        # registered first (definitions may be recursive): the placeholder defers to the compiled check
+        node.check = lambda value: _call_check(node, value)
+        check = node.check = _compile(node)
+    return check
+
+
+def _call_check(node: Node, value: Any) -> bool:
+    check = node.check
+    assert check is not None
+    return check(value)
+
+
+def _type_ok(node: Node, json_type: str) -> bool:
+    return not node.types or json_type in node.types
+
+
+def _never(value: Any) -> bool:
+    return False
+
+
+def _compile(node: Node) -> Check:
+    kind = node.kind
+    if node.enum is not None:
+        if kind != SCALAR or not _type_ok(node, "string"):
+            return _never
+        names = frozenset(v for v in node.enum if type(v) is str)
+        return lambda value: type(value) is str and value in names
+    if kind == OBJ:
+        if not _type_ok(node, "object"):
+            return _never
+        closed = node.closed
+        known = frozenset(node.props).issuperset
+        entries = {key: (child.accept, _checker(child)) for key, (child, _) in node.props.items()}
+        required = node.required
+
+        def check_closed(value: Any) -> bool:
+            if type(value) is not dict or not known(value):
+                return False
+            for key, sub in value.items():
+                accept, check = entries[key]
+                if type(sub) not in accept and not check(sub):
+                    return False
+            for key in required:
+                if key not in value:
+                    return False
+            return True
+
+        def check_open(value: Any) -> bool:
+            if type(value) is not dict:
+                return False
+            for key, sub in value.items():
+                entry = entries.get(key)
+                if entry is not None and type(sub) not in entry[0] and not entry[1](sub):
+                    return False
+            for key in required:
+                if key not in value:
+                    return False
+            return True
+        return check_closed if closed else check_open
+    if kind == ARR or kind == MAP:
+        child = node.items if kind == ARR else node.values
+        assert child is not None
+        if not _type_ok(node, "array" if kind == ARR else "object"):
+            return _never
+        accept, sub_check = child.accept, _checker(child)
+        if kind == ARR:
+            def check_arr(value: Any) -> bool:
+                if type(value) is not list:
+                    return False
+                for sub in value:
+                    if type(sub) not in accept and not sub_check(sub):
+                        return False
+                return True
+            return check_arr
+
+        def check_map(value: Any) -> bool:
+            if type(value) is not dict:
+                return False
+            for sub in value.values():
+                if type(sub) not in accept and not sub_check(sub):
+                    return False
+            return True
+        return check_map
+    if kind == QTY:
+        if not _type_ok(node, "string"):
+            return _never
+        match = _PLAIN_QUANTITY.fullmatch
+        return lambda value: type(value) is str and match(value) is not None
+    if kind == ANY:
+        if not node.types:
+            return lambda value: True
+        ok = frozenset(t for t, name in _JSON_TYPE.items() if name in node.types)
+        return lambda value: type(value) in ok
+    return _never  # a scalar of a type its fast set does not take (None, a float for an integer, ...)
+
+
+def _vm_ok(vm: dict[str, Any]) -> bool:
+    if not vm.keys() <= TOP_LEVEL_KEYS or "spec" not in vm:
+        return False
+    spec_node = spec_schema().definition(VM_SPEC_DEF)
+    status_node = open_schema().definition(VM_STATUS_DEF)
+    spec, status = vm["spec"], vm.get("status")
+    return ((type(spec) in spec_node.accept or _checker(spec_node)(spec))
+            and (type(status) in status_node.accept or _checker(status_node)(status)))
+
+
 def validate_vm(vm: dict[str, Any]) -> list[str]:
     """The messages of KubeVirt's OpenAPI validator for a VirtualMachine document (empty when valid)."""
+    if _vm_ok(vm):
+        return []
     errs: list[str] = []
     for key in vm:
         if key not in TOP_LEVEL_KEYS:
@@ -334,7 +473,207 @@ def encode(value: Any, node: Node) -> Any:
     return _copy(value)
 
 
+# --- the same round trip compiled into closures, one per node, sharing what it leaves unchanged ---------
+def _encoder(node: Node) -> Encode:
+    """:func:`encode` for ``node`` as a closure, compiled once per node; unlike :func:`encode` it returns
+    ``value`` itself (and keeps unchanged containers inside a new one) where the round trip changes nothing."""
+    enc = node.enc
+    if enc is None:
+        # registered first (definitions may be recursive): the placeholder defers to the compiled closure
+        node.enc = lambda value: _call_encoder(node, value)
+        enc = node.enc = _compile_encoder(node)
+    return enc
+
+
+def _call_encoder(node: Node, value: Any) -> Any:
+    enc = node.enc
+    assert enc is not None
+    return enc(value)
+
+
+# a property the round trip drops; a scalar property it keeps as is
+_DROP: Final = object()
+
+
+def _keep(value: Any) -> Any:
+    return value
+
+
+def _omit_empty(value: Any) -> Any:
+    return value if value else _DROP
+
+
+def _omit_empty_int(value: Any) -> Any:
+    if not value:
+        return _DROP
+    return int(value) if type(value) is float and value.is_integer() else value
+
+
+def _keep_int(value: Any) -> Any:
+    return int(value) if type(value) is float and value.is_integer() else value
+
+
+def _omit_empty_nested(enc: Encode) -> Encode:
+    def encode_or_drop(value: Any) -> Any:
+        ev = enc(value)
+        return ev if ev else _DROP
+    return encode_or_drop
+
+
+def _const(value: Any) -> Callable[[], Any]:
+    return lambda: value
+
+
+def _zero_factory(node: Node) -> Callable[[], Any]:
+    """:func:`_zero_of` for ``node``: a new ``{}``-encoded object each call, else a constant."""
+    if node.kind == OBJ:
+        enc_obj = _encoder(node)
+        return lambda: enc_obj({})
+    return _const(_zero_of(node))
+
+
+def _same(value: Any) -> Any:
+    return value
+
+
+def _encode_quantity(value: Any) -> Any:
+    return value if type(value) is str and is_canonical_text(value) else canonical(value)
+
+
+def _to_int(value: Any) -> Any:
+    return int(value) if isinstance(value, float) and value.is_integer() else value
+
+
+def _compile_encoder(node: Node) -> Encode:
+    kind = node.kind
+    if kind == OBJ:
+        return _compile_obj_encoder(node)
+    if kind == ARR or kind == MAP:
+        child = node.items if kind == ARR else node.values
+        assert child is not None
+        return (_compile_arr_encoder if kind == ARR else _compile_map_encoder)(child)
+    if kind == QTY:
+        return _encode_quantity
+    if kind == SCALAR and "integer" in node.types:
+        return _to_int
+    return _same
+
+
+def _compile_arr_encoder(child: Node) -> Encode:
+    zero = _zero_factory(child)
+    sub = _encoder(child)
+
+    def enc_arr(value: Any) -> Any:
+        if not isinstance(value, list):
+            return value
+        if sub is _same and None not in value:
+            return value
+        for i, v in enumerate(value):
+            ev = sub(v) if v is not None else zero()
+            if ev is not v:
+                out = value[:i]
+                out.append(ev)
+                out.extend(sub(w) if w is not None else zero() for w in value[i + 1:])
+                return out
+        return value
+    return enc_arr
+
+
+def _compile_map_encoder(child: Node) -> Encode:
+    zero = _zero_factory(child)
+    sub = _encoder(child)
+
+    def enc_map(value: Any) -> Any:
+        if not isinstance(value, dict):
+            return value
+        if sub is _same and None not in value.values():
+            return value
+        out = {k: (sub(v) if v is not None else zero()) for k, v in value.items()}
+        return value if all(a is b for a, b in zip(out.values(), value.values())) else out
+    return enc_map
+
+
+def _compile_obj_encoder(node: Node) -> Encode:
+    # property -> how its (non-null) value is written: the value, or _DROP (see _encode_obj)
+    props: dict[str, Encode] = {}
+    for key, (child, code) in node.props.items():
+        if child.kind == SCALAR:
+            integer = "integer" in child.types
+            if code == "o":
+                props[key] = _omit_empty_int if integer else _omit_empty
+            else:
+                props[key] = _keep_int if integer else _keep
+        elif code == "p" and child.kind in (ARR, MAP):
+            props[key] = _omit_empty_nested(_encoder(child))
+        else:
+            props[key] = _encoder(child)
+    must: list[tuple[str, Callable[[], Any]]] = []
+    for key, code, child in node.must:
+        if code == "s" or code == "r":
+            must.append((key, _zero_factory(child)))
+        else:
+            must.append((key, _const("0" if code == "q" else None)))
+    get_prop = props.get
+    must_keys = tuple(key for key, _ in must)
+
+    def enc_obj(value: Any) -> Any:
+        if not isinstance(value, dict):
+            return value
+        items = iter(value.items())
+        kept = 0
+        # the unchanged head, as fast as possible (most of a VM comes through unchanged)
+        for key, sub in items:
+            f = get_prop(key)
+            if f is _keep:
+                if sub is not None:
+                    kept += 1
+                    continue
+                ev = _DROP
+            elif f is None or sub is None:
+                ev = _DROP  # unknown field (Go drops it) / null (must-emit fields are handled below)
+            else:
+                ev = f(sub)
+                if ev is sub:
+                    kept += 1
+                    continue
+            break
+        else:
+            for key in must_keys:
+                if key not in value:
+                    break
+            else:
+                return value
+            out = dict(value)
+            for key, zero_of in must:
+                if key not in out:
+                    out[key] = zero_of()
+            return out
+        # the first difference: a new dict from the head, then the rest
+        out = dict(islice(value.items(), kept))
+        if ev is not _DROP:
+            out[key] = ev
+        for key, sub in items:
+            f = get_prop(key)
+            if f is None or sub is None:
+                continue
+            ev = f(sub)
+            if ev is not _DROP:
+                out[key] = ev
+        for key, zero_of in must:
+            if key not in out:
+                out[key] = zero_of()
+        return out
+    return enc_obj
+
+
+def encode_shared(obj: dict[str, Any], definition: str) -> dict[str, Any]:
+    """:func:`encode_object` that keeps every container of ``obj`` the round trip leaves unchanged (``obj``
+    itself when nothing changes): the result shares data with ``obj``, so neither may be mutated later."""
+    out: dict[str, Any] = _encoder(open_schema().definition(definition))(obj)
+    return out
+
+
 def encode_object(obj: dict[str, Any], definition: str) -> dict[str, Any]:
-    """Go round trip of a whole object of the given definition (``v1.VirtualMachine``, ...)."""
-    out: dict[str, Any] = _encode_obj(obj, open_schema().definition(definition))
+    """Go round trip of a whole object of the given definition (``v1.VirtualMachine``, ...); new containers."""
+    out: dict[str, Any] = _copy(encode_shared(obj, definition))
     return out

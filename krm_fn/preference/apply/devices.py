@@ -37,20 +37,27 @@ def apply_autoattach_preferences(dp: Obj, devices: Obj) -> None:
 
 
 def _apply_disks(dp: Obj, devices: Obj) -> None:
-    for disk in devices.get("disks") or []:
-        if not any(disk.get(t) is not None for t in DISK_TARGETS):
-            disk["disk"] = {}
-        if disk.get("disk") is not None:
-            target = disk["disk"]
-            if not target.get("bus") and dp.get("preferredDiskBus"):
-                target["bus"] = dp["preferredDiskBus"]
-            if disk.get("blockSize") is None and dp.get("preferredDiskBlockSize") is not None:
-                disk["blockSize"] = copy_json(dp["preferredDiskBlockSize"])
-            if not disk.get("cache") and dp.get("preferredDiskCache"):
-                disk["cache"] = dp["preferredDiskCache"]
-            if not disk.get("io") and dp.get("preferredDiskIO"):
-                disk["io"] = dp["preferredDiskIO"]
-            dedicated = dp.get("preferredDiskDedicatedIoThread")
+    disks = devices.get("disks")
+    if not disks:
+        return
+    bus = dp.get("preferredDiskBus")
+    block_size = dp.get("preferredDiskBlockSize")
+    cache = dp.get("preferredDiskCache")
+    io = dp.get("preferredDiskIO")
+    dedicated = dp.get("preferredDiskDedicatedIoThread")
+    for disk in disks:
+        target = disk.get("disk")
+        if target is None and disk.get("cdrom") is None and disk.get("lun") is None:
+            target = disk["disk"] = {}
+        if target is not None:
+            if not target.get("bus") and bus:
+                target["bus"] = bus
+            if disk.get("blockSize") is None and block_size is not None:
+                disk["blockSize"] = copy_json(block_size)
+            if not disk.get("cache") and cache:
+                disk["cache"] = cache
+            if not disk.get("io") and io:
+                disk["io"] = io
             if disk.get("dedicatedIOThread") is None and dedicated is not None and target.get("bus") == VIRTIO:
                 disk["dedicatedIOThread"] = dedicated
         elif disk.get("cdrom") is not None:
