@@ -20,7 +20,7 @@ from yaml import events as ev
 from krm_fn.io.emitter import Emitter
 from krm_fn.io.loader import _EventParser, _key, _scalar
 
-MAX_EDITS = 64
+MAX_EDITS = 16
 
 # What changed in one mapping: key -> REPLACE (write `key: new value`), REMOVE, ADD (a new key), or the
 # Edits of a nested mapping (descend). `new` is the mapping's new value.
@@ -159,13 +159,20 @@ def _value_done(frame: list[Any] | None, event: Any, text: str, out: list[tuple[
     return 0
 
 
-def splice(text: str, old: dict[str, Any], new: dict[str, Any], e: Emitter) -> str | None:
-    """``text`` (the column-0 source of ``old``) edited to represent ``new``; None when it cannot be."""
-    budget = [MAX_EDITS]
+def plan(old: dict[str, Any], new: dict[str, Any]) -> Edits | None:
+    """The edits from ``old`` to ``new``, or None when there are too many to be worth splicing."""
     try:
-        edits = edit_tree(old, new, budget)
+        return edit_tree(old, new, [MAX_EDITS])
     except _TooMany:
         return None
+
+
+def splice(text: str, old: dict[str, Any], new: dict[str, Any], e: Emitter, edits: Edits | None = None) -> str | None:
+    """``text`` (the column-0 source of ``old``) edited to represent ``new``; None when it cannot be."""
+    if edits is None:
+        edits = plan(old, new)
+        if edits is None:
+            return None
     if not edits.changes:
         return text
     if not new:

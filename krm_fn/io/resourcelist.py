@@ -16,7 +16,7 @@ from typing import Any
 from krm_fn.errors import InputError
 from krm_fn.io.emitter import Emitter
 from krm_fn.io.loader import MAX_DEPTH, Document, load_documents
-from krm_fn.io.patch import splice
+from krm_fn.io.patch import plan, splice
 from krm_fn.kube.api import ANN_ID, RESOURCE_LIST_API_VERSION, RESOURCE_LIST_KIND
 from krm_fn.kube.paths import Obj
 
@@ -54,8 +54,9 @@ class ResourceList:
     def emit_item(self, e: Emitter, item: Obj, as_entry: bool) -> None:
         """Write a changed or generated item, keeping its original's text for what did not change."""
         original = self.original_of(item)
-        doc = self.as_document(original) if original is not None else None
-        spliced = splice(doc, original, item, e) if doc is not None else None
+        edits = plan(original, item) if type(original) is dict else None
+        doc = self.as_document(original) if edits is not None else None
+        spliced = splice(doc, original, item, e, edits) if doc is not None else None
         if spliced is not None:
             e.out.append(_item_as_entry(spliced) if as_entry else spliced)
         elif as_entry:
