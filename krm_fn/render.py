@@ -46,7 +46,8 @@ def _annotations(obj: Obj) -> dict[str, Any]:
 def _unpinned(vm: Obj) -> Obj:
     """``vm`` without ``revisionName`` on its matchers (``repin``); the same object when it has none."""
     spec = vm.get("spec")
-    if not isinstance(spec, dict) or not any((spec.get(f) or {}).get("revisionName") for f in FAMILIES):
+    if not isinstance(spec, dict) or not any(isinstance(spec.get(f), dict) and spec[f].get("revisionName")
+                                             for f in FAMILIES):
         return vm
     new_spec = dict(spec)
     for family in FAMILIES:

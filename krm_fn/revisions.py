@@ -20,7 +20,7 @@ from krm_fn.kube.api import (
     KIND_VM,
     VM_API_VERSION,
 )
-from krm_fn.kube.paths import Obj, copy_json
+from krm_fn.kube.paths import Obj
 from krm_fn.schema import encode_object
 
 LABEL_OBJECT_GENERATION: Final = "instancetype.kubevirt.io/object-generation"
@@ -132,7 +132,7 @@ def build_pinned_revision(vm: Obj, obj: Obj, kind: str, shared: bool,
     obj_meta = obj.get("metadata") or {}
     if content is None:
         content = PinnedContent.of(obj, kind)
-    data = copy_json(content.data)
+    data = content.data  # shared by every revision of this object: nothing mutates it, the emitter writes it out
     generation = content.generation
     obj_name = str(obj_meta.get("name") or "")
     prefix = obj_name if shared else f"{vm_meta.get('name') or ''}-{obj_name}"
