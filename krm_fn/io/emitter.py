@@ -94,15 +94,31 @@ class Emitter:
     # -- collections ----------------------------------------------------------------------------
     def mapping(self, m: dict[str, Any], indent: str, first_prefix: str | None = None) -> None:
         """Write ``m`` at ``indent``; ``first_prefix`` replaces the indent of the first key (``- ``)."""
-        out = self.out
+        append = self.out.append
+        cache = self._scalars
         prefix = indent if first_prefix is None else first_prefix
+        child = indent + "  "
         for key, value in m.items():
-            k = self._scalars.get(key) if type(key) is str else None
+            k = cache.get(key) if type(key) is str else None
             if k is None:
                 k = self.scalar(key if isinstance(key, str) else str(key))
-            out.append(f"{prefix}{k}:")
+            t = type(value)
+            # the common leaves inline (this loop writes most of every output)
+            if t is str and "\n" not in value:
+                v = cache.get(value)
+                if v is None:
+                    v = self.scalar(value)
+                append(f"{prefix}{k}: {v}\n")
+            elif t is dict and value:
+                append(f"{prefix}{k}:\n")
+                self.mapping(value, child)
+            elif t is list and value:
+                append(f"{prefix}{k}:\n")
+                self.sequence(value, indent)
+            else:
+                append(f"{prefix}{k}:")
+                self._value_after_key(value, indent)
             prefix = indent
-            self._value_after_key(value, indent)
 
     def sequence(self, seq: list[Any], indent: str) -> None:
         out = self.out
