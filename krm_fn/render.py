@@ -22,8 +22,9 @@ from krm_fn.kube.api import ANN_INDEX, ANN_LEGACY_INDEX, ANN_LEGACY_PATH, ANN_PA
 from krm_fn.kube.paths import Obj, get
 from krm_fn.render_spec import Mode, RendererSpec, RevisionsSpec
 from krm_fn.results import Result
-from krm_fn.revisions import LABEL_OBJECT_VERSION, PinnedContent, build_pinned_revision, is_instancetype_revision, \
+from krm_fn.revisions import LABEL_OBJECT_NAME, LABEL_OBJECT_VERSION, PinnedContent, build_pinned_revision, is_instancetype_revision, \
     revision_data, with_sync_wave
+from krm_fn.validate import Problem, metadata_problems, validate_object
 
 __all__ = ["Mode", "RendererSpec", "RevisionsSpec", "is_vm", "render"]
 
@@ -66,6 +67,7 @@ class _Renderer:
         self._emitted: set[tuple[str, str]] = set()
         self._next_index: dict[str, int] = {}
         self._content: dict[int, PinnedContent] = {}  # per object (id): revision data computed once
+        self._invalid: dict[int, list[str]] = {}  # per referenced object (id): its validation problems
         for obj in iter_objects(items):
             ann = _annotations(obj)
             path = ann.get(ANN_PATH) or ann.get(ANN_LEGACY_PATH)
@@ -89,6 +91,57 @@ class _Renderer:
         return item
 
     def vm(self, vm: Obj) -> Obj:
+        problem = self.input_problem(vm)
+        if problem is not None:
+            self.results.append(Result.for_object(problem[1], vm, field_path=problem[0], tags=(("stage", "input"),)))
+            return vm
+        try:
+            return self._vm(vm)
+        except (ValueError, TypeError, KeyError, AttributeError, IndexError) as exc:  # last line of defence
+            self.results.append(Result.for_object(
+                f"cannot render this VirtualMachine ({type(exc).__name__}: {exc}); an object it uses is malformed",
+                vm, tags=(("stage", "input"),)))
+            return vm
+
+    def input_problem(self, vm: Obj) -> tuple[str | None, str] | None:
+        """What the API server would refuse before KubeVirt sees the VM (its metadata), or a referenced
+        instancetype/preference that is not a valid object: (field path, message), or None."""
+        found: list[Problem] = []
+        meta = vm.get("metadata")
+        if isinstance(meta, dict):
+            for key in ("namespace", "generateName"):
+                if key in meta and meta[key] is not None and not isinstance(meta[key], str):
+                    found.append((f"metadata.{key}", "must be a string"))
+            for key in ("labels", "annotations"):
+                value = meta.get(key)
+                if value is not None and (not isinstance(value, dict)
+                                          or not all(isinstance(v, str) for v in value.values())):
+                    found.append((f"metadata.{key}", "must be a map of strings"))
+            if not found:
+                metadata_problems(meta, False, ("metadata",), found)
+        if found:
+            path, message = found[0]
+            return path, f"{path}: {message}"
+        spec = vm.get("spec")
+        for family in FAMILIES:
+            matcher = spec.get(family) if isinstance(spec, dict) else None
+            if not isinstance(matcher, dict) or not matcher.get("name") or matcher.get("revisionName") \
+                    or matcher.get("inferFromVolume"):
+                continue
+            try:
+                kind, obj = find_object(vm, family, self.index)
+            except FindError:
+                continue  # the engine reports it with KubeVirt's wording
+            invalid = self._invalid.get(id(obj))
+            if invalid is None:
+                invalid = self._invalid[id(obj)] = validate_object(obj)
+            if invalid:
+                more = f" (and {len(invalid) - 1} more)" if len(invalid) > 1 else ""
+                return (f"spec.{family}", f"the {kind} {matcher['name']!r} this VM uses is not a valid object: "
+                                          f"{invalid[0]}{more}")
+        return None
+
+    def _vm(self, vm: Obj) -> Obj:
         mode = self.spec.mode
         checked = vm
         if mode == "revisions" and self.spec.revisions.repin:
@@ -126,6 +179,13 @@ class _Renderer:
                 kind, obj = find_object(inferred, family, self.index)
             except FindError as err:  # unreachable after a successful expand; kept as a safety net
                 self.results.append(Result.for_object(err.message, vm, field_path=f"spec.{family}"))
+                return vm
+            obj_name = str((obj.get("metadata") or {}).get("name") or "")
+            if len(obj_name) > 63:
+                self.results.append(Result.for_object(
+                    f"the {kind} name {obj_name!r} is longer than 63 characters: KubeVirt records it in the "
+                    f"{LABEL_OBJECT_NAME} label of the ControllerRevision, which the API server would reject",
+                    vm, field_path=f"spec.{family}.name", tags=(("stage", "input"),)))
                 return vm
             content = self._content.get(id(obj))
             if content is None:

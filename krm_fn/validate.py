@@ -93,7 +93,7 @@ def problems(obj: Any) -> list[Problem]:
         return out
     if "metadata" not in obj:
         out.append(("metadata", "required field is missing"))
-    _metadata(obj.get("metadata"), str(kind) in CLUSTER_SCOPED_KINDS, ("metadata",), out)
+    metadata_problems(obj.get("metadata"), str(kind) in CLUSTER_SCOPED_KINDS, ("metadata",), out)
     return out
 
 
@@ -253,7 +253,7 @@ def _qualified_name_problem(key: str) -> str | None:
     return None
 
 
-def _metadata(meta: Any, cluster_scoped: bool, path: FieldPath, out: list[Problem]) -> None:
+def metadata_problems(meta: Any, cluster_scoped: bool, path: FieldPath, out: list[Problem]) -> None:
     if not isinstance(meta, dict):
         return  # missing or of a wrong type: reported already
     name = meta.get("name")
