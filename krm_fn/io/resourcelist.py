@@ -20,7 +20,8 @@ from krm_fn.io.patch import plan, splice
 from krm_fn.kube.api import ANN_ID, RESOURCE_LIST_API_VERSION, RESOURCE_LIST_KIND
 from krm_fn.kube.paths import Obj
 
-_LEADING_GAP = re.compile(r"[ \t]*(?:#[^\n]*)?(?:\n[ \t]*(?:#[^\n]*)?)*")
+# between an entry's "-" and its first key: a space, then only comments on lines indented to the content
+_HEAD_GAP = re.compile(r" (?:[ \t]*#[^\n]*\n  )*")
 
 
 @dataclass(slots=True)
@@ -75,9 +76,13 @@ class ResourceList:
         if span is None:
             return None
         start, end, column = span
-        if column == 2 and self.text[start - 2:start] == "- " and self.text[start - 3:start - 2] in ("\n", ""):
-            chunk = self.text[start - 2:end]
-            return chunk if chunk.endswith("\n") else chunk + "\n"
+        text = self.text
+        if column == 2:
+            # the entry's "- " at column 0, possibly followed by head comments before the first key
+            dash = text.rfind("\n-", 0, start) + 1
+            if text[dash:dash + 1] == "-" and _HEAD_GAP.fullmatch(text, dash + 1, start):
+                chunk = text[dash:end]
+                return chunk if chunk.endswith("\n") else chunk + "\n"
         doc = _as_document_text(self.text, start, end, column)
         return _item_as_entry(doc) if doc is not None else None
 
