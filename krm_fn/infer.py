@@ -126,15 +126,22 @@ class _Resolver:
                 raise
         return self.from_dv_spec(dv.get("spec") or {})
 
+    def from_pvc_or_snapshot(self, source: Obj) -> tuple[str, str] | None:
+        """Defaults from a ``source`` with a ``pvc`` or ``snapshot``; None when it has neither."""
+        pvc = source.get("pvc")
+        if pvc is not None:
+            return self.from_pvc(str(pvc.get("name") or ""), str(pvc.get("namespace") or ""))
+        snapshot = source.get("snapshot")
+        if snapshot is not None:
+            return self.from_snapshot(str(snapshot.get("name") or ""), str(snapshot.get("namespace") or ""))
+        return None
+
     def from_dv_spec(self, spec: Obj) -> tuple[str, str]:
         source = spec.get("source")
         if source is not None:
-            pvc = source.get("pvc")
-            if pvc is not None:
-                return self.from_pvc(str(pvc.get("name") or ""), str(pvc.get("namespace") or ""))
-            snapshot = source.get("snapshot")
-            if snapshot is not None:
-                return self.from_snapshot(str(snapshot.get("name") or ""), str(snapshot.get("namespace") or ""))
+            found = self.from_pvc_or_snapshot(source)
+            if found is not None:
+                return found
         ref = spec.get("sourceRef")
         if ref is not None:
             return self.from_source_ref(ref)
@@ -157,13 +164,9 @@ class _Resolver:
         except InferError as err:
             if not err.ignorable:
                 raise
-        source = get2(ds, "spec", "source") or {}
-        pvc = source.get("pvc")
-        if pvc is not None:
-            return self.from_pvc(str(pvc.get("name") or ""), str(pvc.get("namespace") or ""))
-        snapshot = source.get("snapshot")
-        if snapshot is not None:
-            return self.from_snapshot(str(snapshot.get("name") or ""), str(snapshot.get("namespace") or ""))
+        found = self.from_pvc_or_snapshot(get2(ds, "spec", "source") or {})
+        if found is not None:
+            return found
         raise InferError("unable to infer defaults from DataSource that doesn't provide DataVolumeSourcePVC or "
                          "DataVolumeSourceSnapshot", ignorable=True)
 

@@ -25,6 +25,7 @@ from itertools import islice
 from importlib import resources
 from typing import Any, Final
 
+from krm_fn.kube.paths import copy_json
 from krm_fn.quantity import QuantityError, canonical, is_canonical_text
 
 OBJ: Final = 1
@@ -265,20 +266,21 @@ _PLAIN_QUANTITY: Final = re.compile(r"(?:0|[1-9][0-9]{0,14})(?:[numkMGTPE]|[KMGT
 _JSON_TYPE: Final[dict[type, str]] = {dict: "object", list: "array", str: "string", bool: "boolean"}
 
 
+def _compiled(node: Node, attr: str, compile_node: Callable[[Node], Any]) -> Any:
+    """``node.<attr>``, compiled once per node by ``compile_node``. A placeholder that defers to the compiled
+    function is registered first, because definitions may be recursive."""
+    fn = getattr(node, attr)
+    if fn is None:
+        setattr(node, attr, lambda value: getattr(node, attr)(value))
+        fn = compile_node(node)
+        setattr(node, attr, fn)
+    return fn
+
+
 def _checker(node: Node) -> Check:
     """A conservative boolean version of :func:`_validate` for ``node``, compiled once per node."""
-    check = node.check
-    if check is None:
-        # registered first (definitions may be recursive): the placeholder defers to the compiled check
-        node.check = lambda value: _call_check(node, value)
-        check = node.check = _compile(node)
+    check: Check = _compiled(node, "check", _compile)
     return check
-
-
-def _call_check(node: Node, value: Any) -> bool:
-    check = node.check
-    assert check is not None
-    return check(value)
 
 
 def _type_ok(node: Node, json_type: str) -> bool:
@@ -392,14 +394,6 @@ def validate_vm(vm: dict[str, Any]) -> list[str]:
 
 
 # --- Go round trip ----------------------------------------------------------------------------
-def _copy(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {k: _copy(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_copy(v) for v in value]
-    return value
-
-
 def _zero_of(node: Node) -> Any:
     kind = node.kind
     if kind == OBJ:
@@ -451,44 +445,34 @@ def encode(value: Any, node: Node) -> Any:
     if kind == OBJ:
         if isinstance(value, dict):
             return _encode_obj(value, node)
-        return _copy(value)
+        return copy_json(value)
     if kind == ARR:
         if isinstance(value, list):
             items = node.items
             assert items is not None
             return [encode(v, items) if v is not None else _zero_of(items) for v in value]
-        return _copy(value)
+        return copy_json(value)
     if kind == MAP:
         if isinstance(value, dict):
             values = node.values
             assert values is not None
             return {k: (encode(v, values) if v is not None else _zero_of(values)) for k, v in value.items()}
-        return _copy(value)
+        return copy_json(value)
     if kind == QTY:
         return canonical(value)
     if kind == SCALAR:
         if isinstance(value, float) and value.is_integer() and "integer" in node.types:
             return int(value)
         return value
-    return _copy(value)
+    return copy_json(value)
 
 
 # --- the same round trip compiled into closures, one per node, sharing what it leaves unchanged ---------
 def _encoder(node: Node) -> Encode:
     """:func:`encode` for ``node`` as a closure, compiled once per node; unlike :func:`encode` it returns
     ``value`` itself (and keeps unchanged containers inside a new one) where the round trip changes nothing."""
-    enc = node.enc
-    if enc is None:
-        # registered first (definitions may be recursive): the placeholder defers to the compiled closure
-        node.enc = lambda value: _call_encoder(node, value)
-        enc = node.enc = _compile_encoder(node)
+    enc: Encode = _compiled(node, "enc", _compile_encoder)
     return enc
-
-
-def _call_encoder(node: Node, value: Any) -> Any:
-    enc = node.enc
-    assert enc is not None
-    return enc(value)
 
 
 # a property the round trip drops; a scalar property it keeps as is
@@ -675,5 +659,5 @@ def encode_shared(obj: dict[str, Any], definition: str) -> dict[str, Any]:
 
 def encode_object(obj: dict[str, Any], definition: str) -> dict[str, Any]:
     """Go round trip of a whole object of the given definition (``v1.VirtualMachine``, ...); new containers."""
-    out: dict[str, Any] = _copy(encode_shared(obj, definition))
+    out: dict[str, Any] = copy_json(encode_shared(obj, definition))
     return out
