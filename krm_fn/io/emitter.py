@@ -16,11 +16,15 @@ from krm_fn.io.scalars import double_quoted, format_float, literal_ok, plain_ok
 class Emitter:
     """Writes values into a list of string chunks. One instance per output (its cache is per run)."""
 
-    __slots__ = ("out", "_scalars")
+    __slots__ = ("out", "_scalars", "shared", "_shared_text")
 
     def __init__(self) -> None:
         self.out: list[str] = []
         self._scalars: dict[str, str] = {}
+        # ids of values that several items hold (the data of ControllerRevisions pinned to one object);
+        # their text is written once per indentation and reused. The caller keeps those values alive.
+        self.shared: frozenset[int] = frozenset()
+        self._shared_text: dict[tuple[int, str], str] = {}
 
     def text(self) -> str:
         return "".join(self.out)
@@ -118,6 +122,26 @@ class Emitter:
             else:
                 append(f"{prefix}{k}:")
                 self._value_after_key(value, indent)
+            prefix = indent
+
+    def item(self, m: dict[str, Any], indent: str, first_prefix: str | None = None) -> None:
+        """Like :meth:`mapping` for a whole item, reusing the text of its top-level values in ``shared``."""
+        if not self.shared:
+            self.mapping(m, indent, first_prefix)
+            return
+        prefix = indent if first_prefix is None else first_prefix
+        for key, value in m.items():
+            if type(value) is dict and value and id(value) in self.shared:
+                self.out.append(f"{prefix}{self.scalar(key)}:\n")
+                text = self._shared_text.get((id(value), indent))
+                if text is None:
+                    start = len(self.out)
+                    self.mapping(value, indent + "  ")
+                    text = self._shared_text[(id(value), indent)] = "".join(self.out[start:])
+                    del self.out[start:]
+                self.out.append(text)
+            else:
+                self.mapping({key: value}, indent, first_prefix=prefix)
             prefix = indent
 
     def sequence(self, seq: list[Any], indent: str) -> None:

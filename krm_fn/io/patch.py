@@ -76,7 +76,7 @@ def edit_tree(old: dict[str, Any], new: dict[str, Any], budget: list[int]) -> Ed
     return edits
 
 
-def locate(text: str, edits: Edits) -> list[tuple[int, int, str, Any]] | None:
+def locate(text: str, edits: Edits, entry: bool = False) -> list[tuple[int, int, str, Any]] | None:
     """Positions in ``text`` for every edit: ``(start, end, kind, payload)``; None if not a block layout.
 
     For REPLACE/REMOVE the span is the pair's whole lines; for additions, an insertion point at the end
@@ -89,6 +89,7 @@ def locate(text: str, edits: Edits) -> list[tuple[int, int, str, Any]] | None:
     frames: list[list[Any]] = []
     remaining = edits.pending()
     root = True
+    wrapper = entry  # ``text`` is "- <item>": a one-entry sequence around the item
     while remaining:
         event: Any = parser.get_event()
         cls = type(event)
@@ -103,6 +104,9 @@ def locate(text: str, edits: Edits) -> list[tuple[int, int, str, Any]] | None:
                 continue
             remaining -= _value_done(frame, event, text, out)
         elif cls is ev.MappingStartEvent or cls is ev.SequenceStartEvent:
+            if wrapper and frame is None and cls is ev.SequenceStartEvent:
+                wrapper = False
+                continue
             sub = None
             if frame is None and root:
                 sub = edits
@@ -167,8 +171,10 @@ def plan(old: dict[str, Any], new: dict[str, Any]) -> Edits | None:
         return None
 
 
-def splice(text: str, old: dict[str, Any], new: dict[str, Any], e: Emitter, edits: Edits | None = None) -> str | None:
-    """``text`` (the column-0 source of ``old``) edited to represent ``new``; None when it cannot be."""
+def splice(text: str, old: dict[str, Any], new: dict[str, Any], e: Emitter, edits: Edits | None = None,
+           entry: bool = False) -> str | None:
+    """``text`` (the column-0 source of ``old``, or with ``entry`` its ``- `` sequence entry) edited to
+    represent ``new``; None when it cannot be."""
     if edits is None:
         edits = plan(old, new)
         if edits is None:
@@ -180,7 +186,7 @@ def splice(text: str, old: dict[str, Any], new: dict[str, Any], e: Emitter, edit
     if "&" in text:  # anchors: a replaced pair could hold an anchor an unchanged alias needs
         return None
     try:
-        spans = locate(text, edits)
+        spans = locate(text, edits, entry)
     except Exception:  # malformed or unusual original: emit fresh
         return None
     if spans is None:

@@ -56,14 +56,22 @@ class ResourceList:
         """Write a changed or generated item, keeping its original's text for what did not change."""
         original = self.original_of(item)
         edits = plan(original, item) if type(original) is dict else None
-        doc = self.as_document(original) if edits is not None else None
-        spliced = splice(doc, original, item, e, edits) if doc is not None else None
+        spliced = None
+        if edits is not None:
+            entry = self._entry_text(original) if as_entry else None
+            if entry is not None:  # splice the "- " entry as it stands: no re-indenting either way
+                spliced = splice(entry, original, item, e, edits, entry=True)
+                if spliced is not None:
+                    e.out.append(spliced)
+                    return
+            doc = self.as_document(original)
+            spliced = splice(doc, original, item, e, edits) if doc is not None else None
         if spliced is not None:
             e.out.append(_item_as_entry(spliced) if as_entry else spliced)
         elif as_entry:
-            e.mapping(item, "  ", first_prefix="- ")
+            e.item(item, "  ", first_prefix="- ")
         else:
-            e.mapping(item, "")
+            e.item(item, "")
 
     def as_document(self, obj: Any) -> str | None:
         """The unchanged item's source text at column 0, or None (changed, generated, or not shiftable)."""
@@ -72,6 +80,18 @@ class ResourceList:
 
     def as_entry(self, obj: Any) -> str | None:
         """The unchanged item's source text as a ``- `` sequence entry at column 0, or None."""
+        entry = self._entry_text(obj)
+        if entry is not None:
+            return entry
+        span = self.source.get(id(obj))
+        if span is None:
+            return None
+        start, end, column = span
+        doc = _as_document_text(self.text, start, end, column)
+        return _item_as_entry(doc) if doc is not None else None
+
+    def _entry_text(self, obj: Any) -> str | None:
+        """The item's text exactly as it stands in the input, when it is a ``- `` entry at column 0."""
         span = self.source.get(id(obj))
         if span is None:
             return None
@@ -83,8 +103,7 @@ class ResourceList:
             if text[dash:dash + 1] == "-" and _HEAD_GAP.fullmatch(text, dash + 1, start):
                 chunk = text[dash:end]
                 return chunk if chunk.endswith("\n") else chunk + "\n"
-        doc = _as_document_text(self.text, start, end, column)
-        return _item_as_entry(doc) if doc is not None else None
+        return None
 
 
 # --- reading -------------------------------------------------------------------------------------
@@ -266,9 +285,23 @@ def _item_as_entry(src: str) -> str:
     return f"- {first}\n{body}\n"
 
 
+def _shared_values(rl: ResourceList, items: list[Obj]) -> frozenset[int]:
+    """Ids of top-level mapping values held by several new items (written once, see Emitter.item)."""
+    seen: set[int] = set()
+    shared: set[int] = set()
+    for item in items:
+        if id(item) in rl.source:
+            continue
+        for value in item.values():
+            if type(value) is dict and value:
+                (shared if id(value) in seen else seen).add(id(value))
+    return frozenset(shared)
+
+
 def dump_resource_list(rl: ResourceList, items: list[Obj], results: list[Obj]) -> str:
     """The output ResourceList: items (source text when unchanged), functionConfig, results."""
     e = Emitter()
+    e.shared = _shared_values(rl, items)
     out = e.out
     out.append(f"apiVersion: {e.scalar(rl.api_version)}\nkind: ResourceList\n")
     if not items:
@@ -294,6 +327,7 @@ def dump_resource_list(rl: ResourceList, items: list[Obj], results: list[Obj]) -
 def dump_stream(rl: ResourceList, items: list[Obj]) -> str:
     """A plain ``---``-separated stream of the items (no results): kustomize plugins, Argo CD CMP."""
     e = Emitter()
+    e.shared = _shared_values(rl, items)
     out = e.out
     for i, item in enumerate(items):
         if i:

@@ -10,7 +10,7 @@ import pytest
 from krm_fn.io.emitter import Emitter
 from krm_fn.io.loader import load_documents
 from krm_fn.io.patch import splice
-from krm_fn.io.resourcelist import dump_resource_list, parse_resource_list
+from krm_fn.io.resourcelist import _item_as_entry, dump_resource_list, parse_resource_list
 
 VM = """\
 apiVersion: kubevirt.io/v1
@@ -159,3 +159,7 @@ def test_splice_reads_back_as_the_new_value(pair: tuple[dict[str, Any], dict[str
     out = splice(src, old, new, Emitter())
     if out is not None:
         assert load_documents(out)[0].value == new, out
+    entry = _item_as_entry(src)  # the same item as a "- " entry of a ResourceList's items
+    out = splice(entry, old, new, Emitter(), entry=True)
+    if out is not None:
+        assert load_documents(out)[0].value == [new], out
