@@ -102,9 +102,9 @@ def measure(argv: list[str], stdin: Path | None, repeat: int) -> tuple[float, fl
     times: list[float] = []
     rss: list[float] = []
     for _ in range(repeat):
-        probe = subprocess.run(
-            [sys.executable, __file__, "--child", "--", *argv], stdin=open(stdin or os.devnull, "rb"),
-            capture_output=True, text=True, check=False)
+        with open(stdin or os.devnull, "rb") as fin:
+            probe = subprocess.run([sys.executable, __file__, "--child", "--", *argv], stdin=fin,
+                                   capture_output=True, text=True, check=False)
         if probe.returncode != 0:
             raise RuntimeError(f"{' '.join(argv[:3])}: {probe.stderr[-800:]}")
         seconds, peak = probe.stdout.split()

@@ -16,7 +16,10 @@ import re
 import signal
 import sys
 from pathlib import Path
-from typing import IO, NoReturn
+from typing import IO, TYPE_CHECKING, NoReturn
+
+if TYPE_CHECKING:
+    from krm_fn.results import Result
 
 USAGE = """\
 usage: kubevirt-krm                                  KRM function: ResourceList on stdin -> stdout
@@ -80,10 +83,14 @@ def _write(stream: IO[bytes], data: bytes) -> None:
             os._exit(141)
 
 
-def _report(results: list[object]) -> None:
+def _report(results: list[Result]) -> int:
+    """One stderr line per error result; the exit code they call for."""
+    from krm_fn.results import exit_code
+
     for r in results:
-        if getattr(r, "severity", None) == "error":
-            sys.stderr.write(r.summary() + "\n")  # type: ignore[attr-defined]
+        if r.severity == "error":
+            sys.stderr.write(r.summary() + "\n")
+    return exit_code(results)
 
 
 def _terminate(signum: int, frame: object) -> None:
@@ -171,7 +178,7 @@ def _krm_mode(data: bytes, validate: bool) -> int:
     except InputError as exc:
         _die(exc.message)
     _write(sys.stdout.buffer, out.data)
-    _report(list(out.results))
+    _report(out.results)
     return out.exit_code
 
 
@@ -212,8 +219,7 @@ def _run_stream(config_text: str, base: Path | None, inputs: list[str], stdin: b
         items, results = run(rl, Options(base_dir=base or Path.cwd(), validate_only=validate))
     except InputError as exc:
         _die(exc.message)
-    _report(list(results))
-    code = 1 if any(r.severity == "error" for r in results) else 0
+    code = _report(results)
     if code == 0:
         data = dump_stream(rl, items).encode("utf-8")
         if output is None:

@@ -6,6 +6,7 @@ the stream modes (kustomize legacy plugin, standalone / Argo CD CMP).
 
 from __future__ import annotations
 
+import dataclasses
 import posixpath
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -80,7 +81,7 @@ def _with_package_dir(options: Options, fn_config: Obj | None) -> Options:
     base = Path(str(package))
     if not base.is_absolute() and options.base_dir is not None:
         base = options.base_dir / base
-    return Options(base_dir=base, force_kind=options.force_kind, validate_only=options.validate_only)
+    return dataclasses.replace(options, base_dir=base)
 
 
 def _config_result(fn_config: Obj | None, path: str, message: str) -> Result:
@@ -185,8 +186,6 @@ def _with_annotations(obj: Obj, annotations: dict[str, Any]) -> Obj:
 # --- renderer ----------------------------------------------------------------------------------
 
 def _render(rl: ResourceList, config: Config, options: Options) -> tuple[list[Obj], list[Result]]:
-    import dataclasses
-
     if not rl.items:  # nothing to render: the engine is not even imported (start-up time)
         return rl.items, []
     from krm_fn.render import render

@@ -24,6 +24,7 @@ from krm_fn.cluster import ClusterConfig
 from krm_fn.expand import process_vm
 from krm_fn.find import FindError, find_object
 from krm_fn.index import Index
+from krm_fn.kube.api import INSTANCETYPE_KINDS, PREFERENCE_KINDS
 from krm_fn.render import RendererSpec, render
 from krm_fn.revisions import build_revision
 
@@ -132,8 +133,7 @@ def test_expand_through_process(path: Path) -> None:
 
 
 # --- revisions mode carries everything: expanding from the emitted revisions gives the same VM -----------
-_TYPE_KINDS = {"VirtualMachineInstancetype", "VirtualMachineClusterInstancetype", "VirtualMachinePreference",
-               "VirtualMachineClusterPreference"}
+_TYPE_KINDS = INSTANCETYPE_KINDS | PREFERENCE_KINDS
 
 
 def _run_pinned_round_trip(case: Case) -> list[str]:
