@@ -15,6 +15,7 @@ from typing import Any
 
 from krm_fn.errors import InputError
 from krm_fn.io.emitter import Emitter
+from krm_fn.io.fastload import load_resource_list
 from krm_fn.io.loader import MAX_DEPTH, Document, load_documents
 from krm_fn.io.patch import plan, splice
 from krm_fn.kube.api import ANN_ID, RESOURCE_LIST_API_VERSION, RESOURCE_LIST_KIND
@@ -182,7 +183,8 @@ def parse_resource_list(text: str) -> ResourceList:
         docs = [Document(_loads_json(text), 0, 0, 0)]
         keep_source = False
     else:
-        docs = load_documents(text, track="items")
+        fast = load_resource_list(text)
+        docs = [fast] if fast is not None else load_documents(text, track="items")
         keep_source = True
     docs = [d for d in docs if d.value is not None]
     if not docs:

@@ -1,0 +1,181 @@
+"""The fast lane for the common input: a ResourceList as kpt and kustomize write it.
+
+:mod:`krm_fn.io.loader` builds values in Python from libyaml's events, about 1 µs per event: 1.5 s for a
+10k-VM list. yaml-rs (a Rust YAML 1.2 parser) builds the same dicts natively in about a quarter of that, but
+it reads YAML 1.2, knows nothing about source positions, and a deep enough block nesting overflows its stack.
+This lane uses it only where it provably gives the loader's answer, and hands everything else to the loader:
+
+* **Layout.** Only ``items:`` at column 0 followed by ``- key: ...`` entries at column 0 (kyaml's layout).
+  Each entry is a separate text chunk, so its source span is known without positions from the parser; the
+  rest of the document (header, ``functionConfig``, ``results``) goes through the loader with ``items: []``.
+* **Meaning.** A plain scalar yaml-rs reads differently from kubectl (YAML 1.1 via go-yaml v2) is one of:
+  ``yes/no/on/off/y/n`` (any case form), a number with ``_``, a number with a leading zero (octal), an
+  integer beyond 64 bits. Anchors, aliases, tags, merge keys, explicit keys, directives and document markers
+  are left to the loader too. A chunk where any of these *could* start a node (:data:`_RISK`, a superset:
+  it also matches inside quoted and block scalars) is parsed by the loader instead. Non-string mapping keys
+  (yaml-rs keeps ``1:`` an int) send the chunk to the loader as well.
+* **Text.** Characters YAML 1.1 and 1.2 treat differently (NEL, LS/PS, CR) or that libyaml rejects, and
+  indentation deep enough to threaten yaml-rs's stack, send the whole list to the loader.
+
+``tests/unit/io/test_fastload.py`` checks the lane against the loader on every example, the conformance
+inputs, the tricky-scalar corpus and generated tokens, values and spans alike.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from typing import Any
+
+from krm_fn.errors import InputError
+from krm_fn.io.loader import Document, load_documents
+
+try:
+    from yaml_rs import loads as _rs_loads
+except ImportError:  # pragma: no cover - yaml-rs is a dependency; without it every list takes the loader
+    _rs_loads = None  # type: ignore[assignment]
+
+# A plain scalar yaml-rs reads differently from kubectl, or a node the loader must build (anchors, aliases,
+# tags, directives, merge keys, explicit keys, document markers).
+_TOKEN = (
+    r"(?:(?:[yYnN]|yes|Yes|YES|no|No|NO|on|On|ON|off|Off|OFF)(?=[ \t]*(?:$|[#,\]}]|:(?:[ \t]|$)))"  # YAML 1.1 booleans
+    r"|_|[-+.0-9][-+._0-9a-zA-Z:]*_"  # underscores in numbers (both accept them, differently)
+    r"|[-+]?0[0-9]"  # a leading zero: octal for kubectl, decimal for yaml-rs
+    r"|[-+]?[0-9]{19}"  # beyond 64 bits: a float for kubectl
+    r"|[&*!%]|<<|\?(?:[ \t]|$)|---|\.\.\.)"
+)
+# Where a node can start: after ": ", "- ", at a line's first non-blank, after a JSON-like key, in flow after
+# "[", "{", ",". One pattern per place: a literal first character keeps each scan at C speed (one pattern
+# with all of them is ten times slower). Tabs are handled by sending their entries to the loader.
+_RISK = tuple(re.compile(prefix + r"[ \t]*+" + _TOKEN, re.MULTILINE)
+              for prefix in (": ", "- ", "\n", '":', "':", "\\[", "\\{", ","))
+# characters read differently by YAML 1.1 and 1.2 (line breaks), or rejected by libyaml
+_BAD_TEXT = re.compile(r"[\r\x85\u2028\u2029\ufeff\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x84\x86-\x9f\ud800-\udfff\ufffe\uffff]")
+_DEEP = (" " * 256, "- " * 64)  # nesting deep enough to matter for yaml-rs's stack (it is 1000 for the loader)
+_PRINTABLE_ASCII = bytes(range(0x20, 0x7F)) + b"\n\t"
+# what may come before "items:" (kpt and kustomize write apiVersion and kind): no construct that spans lines
+_HEAD = re.compile(r"(?:[A-Za-z]+: [A-Za-z0-9./-]+[ \t]*\n|#[^\n]*\n|---\n)*")
+_SECTION_END = re.compile(r"\n[^-#\s]")
+_ENTRY_START = frozenset(" \t#{[\"'|>-")
+
+
+def load_resource_list(text: str) -> Document | None:
+    """``text`` as the loader would read it (``track="items"``), or None when the lane does not apply."""
+    if _rs_loads is None:
+        return None
+    items_at = 0 if text.startswith("items:\n- ") else text.find("\nitems:\n- ") + 1
+    if items_at == 0 and not text.startswith("items:\n- ") or not _HEAD.fullmatch(text, 0, items_at):
+        return None
+    start = items_at + len("items:\n")
+    end_match = _SECTION_END.search(text, start - 1)
+    end = end_match.start() + 1 if end_match else len(text)
+    region = text[start:end]
+    if _bad_text(region) or any(deep in region for deep in _DEEP):
+        return None
+    offsets = _entry_offsets(region, start)
+    if offsets is None:
+        return None
+    try:
+        skeleton = load_documents(text[:items_at] + "items: []\n" + text[end:])
+    except InputError:
+        return None  # the loader on the whole text reports it with the right line numbers
+    if len(skeleton) != 1 or not isinstance(skeleton[0].value, dict) or skeleton[0].value.get("items") != []:
+        return None
+    risky = _risky_entries(region, start, offsets)
+    items: list[Any] = []
+    spans: dict[int, tuple[int, int, int]] = {}
+    bounds = offsets + [end]
+    for i in range(len(offsets)):
+        a, b = bounds[i], bounds[i + 1]
+        chunk = text[a:b]
+        item = None if i in risky or chunk[2] in _ENTRY_START else _fast_item(chunk)
+        if item is None:
+            exact = _exact_item(chunk)
+            if exact is None:
+                return None
+            item, (s, e, col) = exact
+            spans[id(item)] = (a + s, a + e, col)
+        else:
+            spans[id(item)] = (a + 2, b, 2)
+        items.append(item)
+    root = skeleton[0].value
+    root["items"] = items
+    return Document(root, skeleton[0].start, len(text), 0, spans)
+
+
+def _bad_text(region: str) -> bool:
+    if region.isascii():  # the common case: bytes.translate is ten times faster than the regex
+        return bool(region.encode("ascii").translate(None, _PRINTABLE_ASCII))
+    return _BAD_TEXT.search(region) is not None
+
+
+def _entry_offsets(region: str, base: int) -> list[int] | None:
+    """Where each ``- `` entry starts (absolute offsets); None if the region is not entries at column 0."""
+    if not region.startswith("- "):
+        return None
+    offsets = [base]
+    i = region.find("\n-", 0)
+    while i >= 0:
+        if region[i + 2:i + 3] != " ":
+            return None  # "-x", "---", "-" alone: not kyaml's layout
+        offsets.append(base + i + 1)
+        i = region.find("\n-", i + 2)
+    return offsets
+
+
+def _risky_entries(region: str, base: int, offsets: list[int]) -> set[int]:
+    """Indexes of the entries with a tab or a :data:`_RISK` match."""
+    hits = [m.start() for pattern in _RISK for m in pattern.finditer(region)]
+    tab = region.find("\t")
+    while tab >= 0:
+        hits.append(tab)
+        tab = region.find("\t", tab + 1)
+    return {bisect.bisect_right(offsets, base + pos) - 1 for pos in hits}
+
+
+def _fast_item(chunk: str) -> Any:
+    """One ``- key: ...`` entry through yaml-rs; None unless it is one mapping with string keys."""
+    assert _rs_loads is not None
+    try:
+        value = _rs_loads(chunk, parse_datetime=False)
+    except Exception:  # noqa: BLE001 - any refusal: the loader decides (and words the error)
+        return None
+    if type(value) is not list or len(value) != 1 or type(value[0]) is not dict:
+        return None
+    item = value[0]
+    return item if _keys_are_strings(item) else None
+
+
+def _keys_are_strings(value: dict[str, Any]) -> bool:
+    stack: list[Any] = [value]
+    pop, push = stack.pop, stack.append
+    while stack:
+        node = pop()
+        if type(node) is dict:
+            for k in node:
+                if type(k) is not str:
+                    return False
+            children = node.values()
+        else:
+            children = node
+        for child in children:
+            if type(child) is dict or type(child) is list:
+                push(child)
+    return True
+
+
+def _exact_item(chunk: str) -> tuple[Any, tuple[int, int, int]] | None:
+    """One entry through the loader, with its span relative to ``chunk``; None if it is not one entry."""
+    prefix = "items:\n"
+    try:
+        docs = load_documents(prefix + chunk, track="items")
+    except InputError:
+        return None
+    if len(docs) != 1 or not isinstance(docs[0].value, dict) or len(docs[0].value.get("items") or []) != 1:
+        return None
+    item = docs[0].value["items"][0]
+    span = docs[0].spans.get(id(item))
+    if span is None:
+        return None
+    s, e, col = span
+    return item, (s - len(prefix), e - len(prefix), col)
