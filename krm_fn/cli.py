@@ -174,12 +174,21 @@ def _krm_mode(data: bytes, validate: bool) -> int:
     if not data.strip():
         _die("empty input: expected a ResourceList on stdin (see --help)")
     try:
-        out = process(data, Options(base_dir=Path.cwd(), validate_only=validate))
+        out = process(data, Options(base_dir=Path.cwd(), validate_only=validate, workers=_workers()))
     except InputError as exc:
         _die(exc.message)
     _write(sys.stdout.buffer, out.data)
     _report(out.results)
     return out.exit_code
+
+
+def _workers() -> int:
+    """Processes that may write the output (krm_fn/io/split.py): two when this process may use two CPUs."""
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # pragma: no cover - platforms without affinity
+        cpus = os.cpu_count() or 1
+    return min(cpus, 2)
 
 
 _RL_YAML = re.compile(rb"(?m)^kind:[ \t]*[\"']?ResourceList[\"']?[ \t]*(?:#.*)?$")
@@ -221,7 +230,7 @@ def _run_stream(config_text: str, base: Path | None, inputs: list[str], stdin: b
         _die(exc.message)
     code = _report(results)
     if code == 0:
-        data = dump_stream(rl, items).encode("utf-8")
+        data = dump_stream(rl, items, _workers()).encode("utf-8")
         if output is None:
             _write(sys.stdout.buffer, data)
         else:

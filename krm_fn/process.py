@@ -35,6 +35,7 @@ class Options:
     base_dir: Path | None = None          # where relative catalog paths are resolved
     force_kind: str | None = None         # the entry point decides the config kind (legacy plugin layout)
     validate_only: bool = False           # `--validate`: results only, items unchanged
+    workers: int = 1                      # processes that may write the output (krm_fn/io/split.py)
 
 
 @dataclass(slots=True)
@@ -48,9 +49,10 @@ def process(data: bytes, options: Options | None = None) -> Output:
     """KRM mode: bytes of a ResourceList in, bytes of a ResourceList out (always written, even on errors)."""
     from krm_fn.io.resourcelist import decode
 
+    options = options or Options()
     rl = parse_resource_list(decode(data))  # InputError propagates: nothing sensible to write
-    items, results = run(rl, options or Options())
-    text = dump_resource_list(rl, items, rl.results + [r.to_obj() for r in results])
+    items, results = run(rl, options)
+    text = dump_resource_list(rl, items, rl.results + [r.to_obj() for r in results], options.workers)
     return Output(text.encode("utf-8"), results, exit_code(results))
 
 

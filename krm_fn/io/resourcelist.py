@@ -18,6 +18,7 @@ from krm_fn.io.emitter import Emitter
 from krm_fn.io.fastload import load_resource_list
 from krm_fn.io.loader import MAX_DEPTH, Document, load_documents
 from krm_fn.io.patch import plan, splice
+from krm_fn.io.split import write_parts
 from krm_fn.kube.api import ANN_ID, RESOURCE_LIST_API_VERSION, RESOURCE_LIST_KIND
 from krm_fn.kube.paths import Obj
 
@@ -41,17 +42,22 @@ class ResourceList:
 
     def original_of(self, obj: Any) -> Any:
         """The input item a changed item replaces (same kpt id, else same apiVersion/kind/namespace/name)."""
+        by_identity = self._by_identity if self._by_identity is not None else self.index_originals()
+        for key in _identities(obj):
+            found = by_identity.get(key)
+            if found is not None:
+                return found
+        return None
+
+    def index_originals(self) -> dict[tuple[str, ...], Any]:
+        """Build the lookup :meth:`original_of` uses (once: before writing is split between processes)."""
         if self._by_identity is None:
             self._by_identity = {}
             for o in self.originals:
                 if id(o) in self.source:
                     for key in _identities(o):
                         self._by_identity.setdefault(key, o)
-        for key in _identities(obj):
-            found = self._by_identity.get(key)
-            if found is not None:
-                return found
-        return None
+        return self._by_identity
 
     def emit_item(self, e: Emitter, item: Obj, as_entry: bool) -> None:
         """Write a changed or generated item, keeping its original's text for what did not change."""
@@ -300,23 +306,34 @@ def _shared_values(rl: ResourceList, items: list[Obj]) -> frozenset[int]:
     return frozenset(shared)
 
 
-def dump_resource_list(rl: ResourceList, items: list[Obj], results: list[Obj]) -> str:
-    """The output ResourceList: items (source text when unchanged), functionConfig, results."""
+def dump_resource_list(rl: ResourceList, items: list[Obj], results: list[Obj], workers: int = 1) -> str:
+    """The output ResourceList: items (source text when unchanged), functionConfig, results.
+
+    ``workers``: processes that may write items (see :mod:`krm_fn.io.split`); the text is the same."""
     e = Emitter()
-    e.shared = _shared_values(rl, items)
+    shared = e.shared = _shared_values(rl, items)
     out = e.out
     out.append(f"apiVersion: {e.scalar(rl.api_version)}\nkind: ResourceList\n")
     if not items:
         out.append("items: []\n")
     else:
         out.append("items:\n")
-        as_entry = rl.as_entry
-        for item in items:
-            src = as_entry(item)
-            if src is not None:
-                out.append(src)
-            else:
-                rl.emit_item(e, item, as_entry=True)
+
+        part = Emitter()  # one per process (a forked child gets its own copy): its caches serve every block
+        part.shared = shared
+        rl.index_originals()
+
+        def entries(lo: int, hi: int) -> str:
+            as_entry = rl.as_entry
+            for item in items[lo:hi]:
+                src = as_entry(item)
+                if src is not None:
+                    part.out.append(src)
+                else:
+                    rl.emit_item(part, item, as_entry=True)
+            return _take(part)
+
+        out.append(write_parts(_write_costs(rl, items), entries, workers))
     if rl.function_config is not None:
         e.mapping({"functionConfig": rl.function_config}, "")
     if rl.extra:
@@ -326,17 +343,35 @@ def dump_resource_list(rl: ResourceList, items: list[Obj], results: list[Obj]) -
     return e.text()
 
 
-def dump_stream(rl: ResourceList, items: list[Obj]) -> str:
+def _take(e: Emitter) -> str:
+    text = e.text()
+    e.out.clear()
+    return text
+
+
+def _write_costs(rl: ResourceList, items: list[Obj]) -> list[int]:
+    """1 for an item that must be written (changed or generated), 0 for one passed through as it came."""
+    source = rl.source
+    return [0 if id(item) in source else 1 for item in items]
+
+
+def dump_stream(rl: ResourceList, items: list[Obj], workers: int = 1) -> str:
     """A plain ``---``-separated stream of the items (no results): kustomize plugins, Argo CD CMP."""
-    e = Emitter()
+    e = Emitter()  # one per process, as in dump_resource_list
     e.shared = _shared_values(rl, items)
-    out = e.out
-    for i, item in enumerate(items):
-        if i:
-            out.append("---\n")
-        src = rl.as_document(item)
-        if src is not None:
-            out.append(src)
-        else:
-            rl.emit_item(e, item, as_entry=False)
-    return e.text()
+    rl.index_originals()
+
+    def documents(lo: int, hi: int) -> str:
+        out = e.out
+        for i in range(lo, hi):
+            item = items[i]
+            if i:
+                out.append("---\n")
+            src = rl.as_document(item)
+            if src is not None:
+                out.append(src)
+            else:
+                rl.emit_item(e, item, as_entry=False)
+        return _take(e)
+
+    return write_parts(_write_costs(rl, items), documents, workers)

@@ -65,6 +65,19 @@ def test_validate_vm(vm: dict[str, Any], errors: list[str]) -> None:
     assert validate_vm(vm) == errors
 
 
+# The API server decodes a JSON number beyond int64 as a float; go-openapi takes a float for an integer only
+# up to 2^53 (swag.IsFloat64AJSONInteger). Within int64 the format is not a range (bootOrder is a Go uint).
+@pytest.mark.parametrize(("value", "ok"), [
+    (2**31, True), (2**63 - 1, True), (-(2**63), True), (2.0**53, True),
+    (2**63, False), (-(2**63) - 1, False), (10**30, False), (1e30, False), (2.0**53 + 2, False), (1.5, False),
+])
+def test_integers_beyond_what_the_api_server_decodes_as_integers(value: float, ok: bool) -> None:
+    vm = make_vm({"domain": {"devices": {"disks": [{"name": "d", "bootOrder": value}]}}})
+    errors = validate_vm(vm)
+    assert errors == ([] if ok else ['spec.template.spec.domain.devices.disks.0.bootOrder in body must be of type '
+                                     'int32: "double"'])
+
+
 def test_spec_is_required() -> None:
     assert validate_vm({"apiVersion": "kubevirt.io/v1", "kind": "VirtualMachine"}) == [
         "spec in body is required", 'spec in body must be of type object: "null"']

@@ -1,0 +1,84 @@
+"""Writing on two processes gives the bytes one process writes, whatever happens to the child."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import pytest
+
+from krm_fn.io import split
+from krm_fn.process import Options, process
+from tests.conftest import REPO
+
+RENDERER = """\
+functionConfig:
+  apiVersion: kubevirt-krm.dev/v1alpha1
+  kind: VirtualMachineRenderer
+  metadata:
+    name: split
+  spec:
+    mode: {mode}
+"""
+
+
+def _fleet(vms: int, mode: str) -> bytes:
+    sys.path.insert(0, str(REPO / "bench"))
+    try:
+        from synth import resource_list
+    finally:
+        sys.path.pop(0)
+    return (resource_list(vms) + RENDERER.format(mode=mode)).encode()
+
+
+@pytest.mark.parametrize("mode", ["revisions", "expand"])
+def test_two_processes_write_the_same_bytes_as_one(monkeypatch: pytest.MonkeyPatch, mode: str) -> None:
+    forks: list[int] = []
+    real_fork = os.fork
+
+    def counting_fork() -> int:
+        pid = real_fork()
+        if pid:
+            forks.append(pid)
+        return pid
+
+    monkeypatch.setattr(split.os, "fork", counting_fork)
+    monkeypatch.setattr(split, "MIN_WORK", 100)
+    monkeypatch.setattr(split, "BLOCK", 7)  # many blocks, an odd last one
+    data = _fleet(150, mode)
+    one = process(data, Options(workers=1))
+    two = process(data, Options(workers=2))
+    assert forks, "the output was not split"
+    assert two.data == one.data
+    assert two.exit_code == one.exit_code == 0
+
+
+def test_a_failing_child_leaves_its_blocks_to_the_parent(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(split, "MIN_WORK", 2)
+    monkeypatch.setattr(split, "BLOCK", 2)
+    pid = os.getpid()
+
+    def write(lo: int, hi: int) -> str:
+        if os.getpid() != pid:
+            raise RuntimeError("the child fails")
+        return "".join(f"<{i}>" for i in range(lo, hi))
+
+    assert split.write_parts([1] * 9, write, 2) == "".join(f"<{i}>" for i in range(9))
+
+
+def test_a_child_killed_mid_write_leaves_its_blocks_to_the_parent(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(split, "MIN_WORK", 2)
+    monkeypatch.setattr(split, "BLOCK", 1)
+    pid = os.getpid()
+
+    def write(lo: int, hi: int) -> str:
+        if os.getpid() != pid and lo == 3:
+            os._exit(9)
+        return f"<{lo}>"
+
+    assert split.write_parts([1] * 6, write, 2) == "<0><1><2><3><4><5>"
+
+
+def test_little_work_is_not_split(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(split.os, "fork", lambda: pytest.fail("forked for a small output"))
+    assert split.write_parts([0] * 5000 + [1] * 10, lambda lo, hi: f"{lo}-{hi}", 2) == "0-5010"
