@@ -50,14 +50,113 @@ def process(data: bytes, options: Options | None = None) -> Output:
     from krm_fn.io.resourcelist import decode
 
     options = options or Options()
-    rl = parse_resource_list(decode(data))  # InputError propagates: nothing sensible to write
-    items, results = run(rl, options)
-    text = dump_resource_list(rl, items, rl.results + [r.to_obj() for r in results], options.workers)
+    halves = Halves.start(data, options) if options.workers >= 2 and len(data) >= SPLIT_MIN_BYTES else None
+    try:
+        rl = parse_resource_list(decode(data))  # InputError propagates: nothing sensible to write
+        items, results = run(rl, options, halves)
+        text = dump_resource_list(rl, items, rl.results + [r.to_obj() for r in results], options.workers)
+    finally:
+        if halves is not None:
+            halves.stop()
     return Output(text.encode("utf-8"), results, exit_code(results))
 
 
-def run(rl: ResourceList, options: Options) -> tuple[list[Obj], list[Result]]:
-    """Apply the configured function to ``rl``; returns the output items and our results."""
+# Rendering on two processes: below these sizes a second process costs more than it saves.
+SPLIT_MIN_BYTES = 1 << 20
+SPLIT_MIN_ITEMS = 1000
+
+
+class Halves:
+    """Render a long list on two processes, each rendering and writing every other block of items.
+
+    The child is forked *before* parsing (so neither process pays copy-on-write faults on the other's data)
+    and runs the same :func:`run` on the same bytes: it reaches :meth:`render` exactly when this process does,
+    renders the odd blocks, writes their entries, and sends back texts, results and the revisions they need.
+    Rendering an item does not depend on the others (``krm_fn.render.Rendering``), so its outcomes are the ones
+    this process would get; if the child fails in any way, this process renders its blocks too. When the run
+    does not reach :meth:`render` (another kind of config, a short list, ``validateOutput``), the child sends
+    nothing and this process does everything, as without it.
+    """
+
+    def __init__(self, child: Any, data: bytes, options: Options) -> None:
+        self._child = child  # krm_fn.io.split.Child here; None in the child process itself
+        self._data = data
+        self._options = options
+
+    @classmethod
+    def start(cls, data: bytes, options: Options) -> Halves | None:
+        from krm_fn.io.split import Child
+
+        child = Child.start(lambda: cls(None, data, options)._child_work())
+        return cls(child, data, options) if child is not None else None
+
+    def stop(self) -> None:
+        if self._child is not None:
+            self._child.cancel()
+
+    def render(self, rl: ResourceList, rendering: Any) -> list[Any]:
+        """Every item's outcome, in order (the items already written: ``Prewritten``)."""
+        import pickle
+
+        from krm_fn.io.split import BLOCK
+
+        n = len(rendering.items)
+        blocks = [range(lo, min(lo + BLOCK, n)) for lo in range(0, n, BLOCK)]
+        ours = [i for block in blocks[::2] for i in block]
+        theirs = [i for block in blocks[1::2] for i in block]
+        if self._child is None:  # the child: its blocks, back to the parent
+            done = self._rendered(rl, rendering, theirs)
+            raise _ChildDone(pickle.dumps([(o.item.text, o.results, o.revisions) for o in done],
+                                          protocol=pickle.HIGHEST_PROTOCOL))
+        mine = self._rendered(rl, rendering, ours)
+        data = self._child.result()
+        if data:
+            from krm_fn.io.resourcelist import Prewritten
+            from krm_fn.render import ItemOutcome
+
+            # our own child's bytes, through a private pipe
+            sent = [ItemOutcome(Prewritten(text), results, revisions) for text, results, revisions in pickle.loads(data)]
+        else:
+            sent = self._rendered(rl, rendering, theirs)
+        outcomes: list[Any] = [None] * n
+        for indexes, part in ((ours, mine), (theirs, sent)):
+            for i, outcome in zip(indexes, part, strict=True):
+                outcomes[i] = outcome
+        return outcomes
+
+    @staticmethod
+    def _rendered(rl: ResourceList, rendering: Any, indexes: list[int]) -> list[Any]:
+        """The outcomes of ``indexes``, their items written (``Prewritten``) unless nothing is written."""
+        from krm_fn.io.resourcelist import Prewritten, entry_texts
+
+        outcomes = [rendering.item(i) for i in indexes]
+        if rendering.spec.mode == "validate":  # the output is the input: nothing to write
+            texts = [""] * len(outcomes)
+        else:
+            texts = entry_texts(rl, [o.item for o in outcomes])
+        for outcome, text in zip(outcomes, texts, strict=True):
+            outcome.item = Prewritten(text)
+        return outcomes
+
+    def _child_work(self) -> bytes:
+        from krm_fn.io.resourcelist import decode
+
+        try:
+            run(parse_resource_list(decode(self._data)), self._options, self)
+        except _ChildDone as done:
+            return done.data
+        return b""  # nothing for two processes: the parent does it all
+
+
+class _ChildDone(Exception):
+    def __init__(self, data: bytes) -> None:
+        super().__init__("child done")
+        self.data = data
+
+
+def run(rl: ResourceList, options: Options, halves: Halves | None = None) -> tuple[list[Obj], list[Result]]:
+    """Apply the configured function to ``rl``; returns the output items and our results. With ``halves``,
+    a long list of items to render is rendered by two processes (:class:`Halves`)."""
     try:
         config = load(rl.function_config, force_kind=options.force_kind)
     except ConfigError as exc:
@@ -66,7 +165,7 @@ def run(rl: ResourceList, options: Options) -> tuple[list[Obj], list[Result]]:
     try:
         if config.kind == KIND_CATALOG:
             return _generate(rl, config, options)
-        return _render(rl, config, options)
+        return _render(rl, config, options, halves)
     except InputError:
         raise
     except FnError as exc:
@@ -187,10 +286,11 @@ def _with_annotations(obj: Obj, annotations: dict[str, Any]) -> Obj:
 
 # --- renderer ----------------------------------------------------------------------------------
 
-def _render(rl: ResourceList, config: Config, options: Options) -> tuple[list[Obj], list[Result]]:
+def _render(rl: ResourceList, config: Config, options: Options,
+            halves: Halves | None = None) -> tuple[list[Obj], list[Result]]:
     if not rl.items:  # nothing to render: the engine is not even imported (start-up time)
         return rl.items, []
-    from krm_fn.render import render
+    from krm_fn.render import Rendering
 
     spec = config.spec
     if options.validate_only and getattr(spec, "mode", None) != "validate":
@@ -203,8 +303,13 @@ def _render(rl: ResourceList, config: Config, options: Options) -> tuple[list[Ob
             cache.append(_catalog_objects(catalog_spec, options.base_dir))
         return cache[0]
 
-    items, results = render(rl.items, spec, catalog_objects)
-    return items, results
+    rendering = Rendering(rl.items, spec, catalog_objects)
+    if rendering.renderer is None:  # migrate mode
+        return rendering.finish([])
+    n = len(rendering.items)
+    if halves is not None and n >= SPLIT_MIN_ITEMS and not spec.validate_output:
+        return rendering.finish(halves.render(rl, rendering))
+    return rendering.finish([rendering.item(i) for i in range(n)])
 
 
 def _catalog_objects(catalog_spec: Any, base_dir: Path | None) -> Sequence[Obj]:

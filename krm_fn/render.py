@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import posixpath
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any, Final
 
 from krm_fn.expand import Outcome, has_matchers, process_vm
@@ -64,6 +65,7 @@ class _Renderer:
         self.index = index
         self.results: list[Result] = []
         self.generated: list[Obj] = []
+        self.pending: list[tuple[Obj, str]] = []  # revisions the item being rendered needs (see emit)
         self._emitted: set[tuple[str, str]] = set()
         self._next_index: dict[str, int] = {}
         self._content: dict[int, PinnedContent] = {}  # per object (id): revision data computed once
@@ -201,6 +203,13 @@ class _Renderer:
         return {**inferred, "spec": {**spec, **new_matchers}}
 
     def emit(self, cr: Obj, vm: Obj) -> None:
+        """A ControllerRevision ``vm`` needs; written out by :meth:`commit`, in item order."""
+        vm_path = _annotations(vm).get(ANN_PATH) or _annotations(vm).get(ANN_LEGACY_PATH)
+        self.pending.append((cr, str(vm_path) if vm_path else ""))
+
+    def commit(self, cr: Obj, vm_path: str) -> None:
+        """Add ``cr`` to the generated objects unless it is there already (content-addressed names); give it a
+        path next to its VM's and the next free index in that file."""
         ns = str(get(cr, ("metadata", "namespace")) or "")
         name = str(cr["metadata"]["name"])
         key = (ns, name)
@@ -209,9 +218,8 @@ class _Renderer:
         self._emitted.add(key)
         if self.index.get(KIND_CONTROLLER_REVISION, namespace_of(cr), name) is not None:
             return  # already in the ResourceList (a previous render): content-addressed, so identical
-        vm_path = _annotations(vm).get(ANN_PATH) or _annotations(vm).get(ANN_LEGACY_PATH)
         if vm_path:
-            path = str(vm_path)
+            path = vm_path
             if self.spec.revisions.scope == "shared":
                 path = posixpath.join(posixpath.dirname(path), SHARED_REVISIONS_FILE)
             idx = self._next_index.get(path, 0)
@@ -266,26 +274,63 @@ class _Renderer:
                 vm, "info", field_path=f"spec.{family}.revisionName"))
 
 
+@dataclass(slots=True)
+class ItemOutcome:
+    """One input item rendered: the output item, its results, the revisions it needs (with its VM's path)."""
+
+    item: Any
+    results: list[Result]
+    revisions: list[tuple[Obj, str]]
+
+
+class Rendering:
+    """:func:`render` in phases, so that items can be rendered by two processes (``krm_fn.process``):
+    :meth:`item` for each input item (independent of the others), then :meth:`finish` with all outcomes in
+    input order (what depends on the order: generated revisions, their files and indexes, results)."""
+
+    def __init__(self, items: list[Obj], spec: RendererSpec, catalog_objects: Callable[[], Sequence[Obj]]) -> None:
+        from krm_fn.migrate import deprecation_infos, migrate
+
+        self.spec = spec
+        self.source = items
+        if spec.mode == "migrate" or spec.migrate:
+            self.items, self.results = migrate(items, shared_revisions=spec.revisions.scope == "shared")
+        else:
+            self.items, self.results = items, deprecation_infos(items)
+        self.renderer = _Renderer(spec, Index(self.items, catalog_objects), self.items) \
+            if spec.mode != "migrate" else None
+
+    def item(self, i: int) -> ItemOutcome:
+        r = self.renderer
+        assert r is not None
+        item = r.item(self.items[i])
+        outcome = ItemOutcome(item, r.results, r.pending)
+        r.results, r.pending = [], []
+        return outcome
+
+    def finish(self, outcomes: list[ItemOutcome]) -> tuple[list[Any], list[Result]]:
+        results = list(self.results)
+        if self.renderer is None:  # migrate mode
+            out: list[Any] = self.items
+        else:
+            for o in outcomes:
+                results += o.results
+                for cr, vm_path in o.revisions:
+                    self.renderer.commit(cr, vm_path)
+            out = [o.item for o in outcomes] + self.renderer.generated
+            if self.spec.mode == "validate":
+                out = list(self.source)  # validate changes nothing; migrate's results say what it would rewrite
+        if self.spec.validate_output:
+            from krm_fn.validate import output_results
+
+            return out, results + output_results(self.source, out)
+        return out, results
+
+
 def render(items: list[Obj], spec: RendererSpec,
            catalog_objects: Callable[[], Sequence[Obj]]) -> tuple[list[Obj], list[Result]]:
     """Process every VirtualMachine in ``items`` (input order); other items pass through untouched."""
-    from krm_fn.migrate import deprecation_infos, migrate
-
-    source = items
-    if spec.mode == "migrate" or spec.migrate:
-        items, results = migrate(items, shared_revisions=spec.revisions.scope == "shared")
-    else:
-        results = deprecation_infos(items)
-    if spec.mode == "migrate":
-        out = items
-    else:
-        renderer = _Renderer(spec, Index(items, catalog_objects), items)
-        out = [renderer.item(item) for item in items] + renderer.generated
-        results += renderer.results
-        if spec.mode == "validate":
-            out = list(source)  # validate changes nothing; migrate's results say what it would rewrite
-    if spec.validate_output:
-        from krm_fn.validate import output_results
-
-        return out, results + output_results(source, out)
-    return out, results
+    rendering = Rendering(items, spec, catalog_objects)
+    if rendering.renderer is None:
+        return rendering.finish([])
+    return rendering.finish([rendering.item(i) for i in range(len(rendering.items))])

@@ -26,6 +26,13 @@ from krm_fn.kube.paths import Obj
 _HEAD_GAP = re.compile(r" (?:[ \t]*#[^\n]*\n  )*")
 
 
+@dataclass(frozen=True, slots=True)
+class Prewritten:
+    """An output item already written as its ``- `` entry (by the process that rendered it, krm_fn/process.py)."""
+
+    text: str
+
+
 @dataclass(slots=True)
 class ResourceList:
     items: list[Obj]
@@ -87,6 +94,8 @@ class ResourceList:
 
     def as_entry(self, obj: Any) -> str | None:
         """The unchanged item's source text as a ``- `` sequence entry at column 0, or None."""
+        if type(obj) is Prewritten:
+            return obj.text
         entry = self._entry_text(obj)
         if entry is not None:
             return entry
@@ -298,7 +307,7 @@ def _shared_values(rl: ResourceList, items: list[Obj]) -> frozenset[int]:
     seen: set[int] = set()
     shared: set[int] = set()
     for item in items:
-        if id(item) in rl.source:
+        if id(item) in rl.source or type(item) is not dict:
             continue
         for value in item.values():
             if type(value) is dict and value:
@@ -324,13 +333,8 @@ def dump_resource_list(rl: ResourceList, items: list[Obj], results: list[Obj], w
         rl.index_originals()
 
         def entries(lo: int, hi: int) -> str:
-            as_entry = rl.as_entry
             for item in items[lo:hi]:
-                src = as_entry(item)
-                if src is not None:
-                    part.out.append(src)
-                else:
-                    rl.emit_item(part, item, as_entry=True)
+                _write_entry(rl, part, item)
             return _take(part)
 
         out.append(write_parts(_write_costs(rl, items), entries, workers))
@@ -349,10 +353,29 @@ def _take(e: Emitter) -> str:
     return text
 
 
-def _write_costs(rl: ResourceList, items: list[Obj]) -> list[int]:
+def _write_costs(rl: ResourceList, items: list[Any]) -> list[int]:
     """1 for an item that must be written (changed or generated), 0 for one passed through as it came."""
     source = rl.source
-    return [0 if id(item) in source else 1 for item in items]
+    return [0 if id(item) in source or type(item) is Prewritten else 1 for item in items]
+
+
+def entry_texts(rl: ResourceList, items: list[Obj]) -> list[str]:
+    """Each item's ``- `` entry, as :func:`dump_resource_list` writes it."""
+    e = Emitter()
+    e.shared = _shared_values(rl, items)
+    texts = []
+    for item in items:
+        _write_entry(rl, e, item)
+        texts.append(_take(e))
+    return texts
+
+
+def _write_entry(rl: ResourceList, e: Emitter, item: Obj) -> None:
+    src = rl.as_entry(item)
+    if src is not None:
+        e.out.append(src)
+    else:
+        rl.emit_item(e, item, as_entry=True)
 
 
 def dump_stream(rl: ResourceList, items: list[Obj], workers: int = 1) -> str:

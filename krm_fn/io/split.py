@@ -14,6 +14,9 @@ from __future__ import annotations
 import os
 import signal
 from collections.abc import Callable
+from typing import TypeVar
+
+T = TypeVar("T")
 
 MIN_WORK = 1000  # items to write (changed or generated) below which one process does it all
 BLOCK = 128  # items per block: blocks alternate between the two processes, which balances their work
@@ -24,26 +27,16 @@ def write_parts(costs: list[int], write: Callable[[int, int], str], workers: int
     """``write(0, len(costs))``, as blocks ``write(lo, hi)``; with ``workers >= 2`` the odd blocks are written by
     a forked child. ``costs`` (1 for an item to write, 0 for one passed through) decide whether to fork."""
     n = len(costs)
-    if workers < 2 or sum(costs) < MIN_WORK or not hasattr(os, "fork"):
+    if workers < 2 or sum(costs) < MIN_WORK:
         return write(0, n)
     blocks = [(lo, min(lo + BLOCK, n)) for lo in range(0, n, BLOCK)]
     theirs = blocks[1::2]
-    r, w = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # pragma: no cover - the child process (its output is asserted through the parent's)
-        _child(r, w, lambda: [write(lo, hi) for lo, hi in theirs])
-    os.close(w)
-    ok = False
-    try:
-        ours = [write(lo, hi) for lo, hi in blocks[::2]]
-        data = _read_all(r)
-        ok = True
-    finally:
-        os.close(r)
-        if not ok:
-            os.kill(pid, signal.SIGKILL)
-        _, status = os.waitpid(pid, 0)
-    parts = _decode(data, len(theirs)) if status == 0 else None
+    forked = fork_map(lambda: [write(lo, hi) for lo, hi in blocks[::2]],
+                      lambda: _encode([write(lo, hi) for lo, hi in theirs]))
+    if forked is None:  # no child: everything here
+        return write(0, n)
+    ours, data = forked
+    parts = _decode(data, len(theirs)) if data is not None else None
     if parts is None:  # the child failed: write its blocks here
         parts = [write(lo, hi) for lo, hi in theirs]
     merged = [""] * len(blocks)
@@ -52,20 +45,94 @@ def write_parts(costs: list[int], write: Callable[[int, int], str], workers: int
     return "".join(merged)
 
 
-def _child(r: int, w: int, write: Callable[[], list[str]]) -> None:  # pragma: no cover - runs in the child
+def fork_map(ours: Callable[[], T], theirs: Callable[[], bytes]) -> tuple[T, bytes | None] | None:
+    """``theirs()`` in a forked child while ``ours()`` runs here: ``(ours(), theirs' bytes)``.
+
+    None when no child could be started (nothing ran: the caller does it all); the bytes are None when the
+    child failed in any way (the caller does that part itself)."""
+    child = Child.start(theirs)
+    if child is None:
+        return None
+    try:
+        result = ours()
+    except BaseException:
+        child.cancel()
+        raise
+    return result, child.result()
+
+
+class Child:
+    """A forked process computing bytes for us."""
+
+    def __init__(self, pid: int, fd: int) -> None:
+        self._pid = pid
+        self._fd = fd
+        self._data: bytes | None = None
+        self._done = False
+        self._status = -1
+
+    @classmethod
+    def start(cls, work: Callable[[], bytes]) -> Child | None:
+        """Fork a child running ``work()``; None when no child can be started."""
+        if not hasattr(os, "fork"):  # pragma: no cover - Linux and macOS have it
+            return None
+        try:
+            r, w = os.pipe()
+        except OSError:
+            return None
+        try:
+            pid = os.fork()
+        except OSError:  # no memory or processes left for a child
+            os.close(r)
+            os.close(w)
+            return None
+        if pid == 0:  # pragma: no cover - the child process (its output is asserted through the parent's)
+            _child(r, w, work)
+        os.close(w)
+        return cls(pid, r)
+
+    def result(self) -> bytes | None:
+        """Wait for the child: its bytes, or None when it failed in any way."""
+        if not self._done:
+            try:
+                data = _read_all(self._fd)
+            finally:
+                self._finish(kill=False)
+            if self._status == 0 and len(data) >= _SIZE and int.from_bytes(data[:_SIZE], "little") == len(data) - _SIZE:
+                self._data = data[_SIZE:]
+        return self._data
+
+    def cancel(self) -> None:
+        """Stop and reap the child unless :meth:`result` did (its result is then None)."""
+        if not self._done:
+            self._finish(kill=True)
+
+    def _finish(self, kill: bool) -> None:
+        self._done = True
+        os.close(self._fd)
+        if kill:
+            os.kill(self._pid, signal.SIGKILL)
+        _, self._status = os.waitpid(self._pid, 0)
+
+
+def _child(r: int, w: int, work: Callable[[], bytes]) -> None:  # pragma: no cover - runs in the child
     code = 1
     try:
         os.close(r)
-        parts = [p.encode("utf-8", "surrogatepass") for p in write()]
-        header = b"".join(len(p).to_bytes(_SIZE, "little") for p in parts)
-        view = memoryview(header + b"".join(parts))
+        data = work()
+        view = memoryview(len(data).to_bytes(_SIZE, "little") + data)
         while view:
             view = view[os.write(w, view):]
         code = 0
-    except BaseException:  # noqa: BLE001 - the parent writes these blocks itself
+    except BaseException:  # noqa: BLE001 - the parent does this part itself
         pass
     finally:
         os._exit(code)
+
+
+def _encode(parts: list[str]) -> bytes:
+    encoded = [p.encode("utf-8", "surrogatepass") for p in parts]
+    return b"".join(len(p).to_bytes(_SIZE, "little") for p in encoded) + b"".join(encoded)
 
 
 def _decode(data: bytes, count: int) -> list[str] | None:

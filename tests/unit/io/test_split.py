@@ -11,20 +11,11 @@ from krm_fn.io import split
 from krm_fn.process import Options, process
 from tests.conftest import REPO
 
-RENDERER = """\
-functionConfig:
-  apiVersion: kubevirt-krm.dev/v1alpha1
-  kind: VirtualMachineRenderer
-  metadata:
-    name: split
-  spec:
-    mode: {mode}
-"""
-
 
 def _fleet(vms: int, mode: str) -> bytes:
     sys.path.insert(0, str(REPO / "bench"))
     try:
+        from run import RENDERER
         from synth import resource_list
     finally:
         sys.path.pop(0)
@@ -82,3 +73,12 @@ def test_a_child_killed_mid_write_leaves_its_blocks_to_the_parent(monkeypatch: p
 def test_little_work_is_not_split(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(split.os, "fork", lambda: pytest.fail("forked for a small output"))
     assert split.write_parts([0] * 5000 + [1] * 10, lambda lo, hi: f"{lo}-{hi}", 2) == "0-5010"
+
+
+def test_a_fork_that_fails_leaves_everything_to_one_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    def no_fork() -> int:
+        raise OSError(12, "Cannot allocate memory")
+
+    monkeypatch.setattr(split.os, "fork", no_fork)
+    monkeypatch.setattr(split, "MIN_WORK", 2)
+    assert split.write_parts([1] * 300, lambda lo, hi: f"{lo}-{hi},", 2) == "0-300,"

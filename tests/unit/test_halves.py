@@ -1,0 +1,138 @@
+"""Rendering on two processes (``krm_fn.process.Halves``) gives the bytes and results of one process."""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Any
+
+import pytest
+
+import krm_fn.process as process_module
+from krm_fn.io import split
+from krm_fn.process import Options, process
+from tests.conftest import REPO
+
+sys.path.insert(0, str(REPO / "bench"))
+try:
+    from synth import resource_list
+finally:
+    sys.path.pop(0)
+
+VMS = 120
+
+
+def _renderer(spec: str) -> str:
+    return ("functionConfig:\n  apiVersion: kubevirt-krm.dev/v1alpha1\n  kind: VirtualMachineRenderer\n"
+            "  metadata:\n    name: halves\n  spec:\n" + "".join(f"    {line}\n" for line in spec.splitlines()))
+
+
+# a VM KubeVirt rejects (unknown instancetype) and one with a wrong type: results from both processes
+BAD = """\
+- apiVersion: kubevirt.io/v1
+  kind: VirtualMachine
+  metadata:
+    name: bad-ref
+    namespace: team-1
+    annotations:
+      internal.config.kubernetes.io/path: 'vms/bad.yaml'
+  spec:
+    instancetype:
+      name: no-such-type
+    template:
+      spec:
+        domain:
+          devices: {}
+- apiVersion: kubevirt.io/v1
+  kind: VirtualMachine
+  metadata:
+    name: bad-type
+    namespace: team-2
+  spec:
+    instancetype:
+      name: u1.small
+    template:
+      spec:
+        domain:
+          cpu:
+            sockets: two
+          devices: {}
+"""
+
+
+def _fleet(spec: str, bad: bool = True) -> bytes:
+    text = resource_list(VMS)
+    if bad:
+        text = text.replace("items:\n", "items:\n" + BAD, 1)
+    return (text + _renderer(spec)).encode()
+
+
+@pytest.fixture
+def small_thresholds(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
+    """Split even this short list, in many small blocks; count what the child sent."""
+    monkeypatch.setattr(process_module, "SPLIT_MIN_BYTES", 1)
+    monkeypatch.setattr(process_module, "SPLIT_MIN_ITEMS", 10)
+    monkeypatch.setattr(split, "BLOCK", 5)
+    sent = {"bytes": 0, "children": 0}
+    real_start, real_result = split.Child.start, split.Child.result
+
+    def start(work: Any) -> Any:
+        sent["children"] += 1
+        return real_start(work)
+
+    def result(self: Any) -> bytes | None:
+        data = real_result(self)
+        sent["bytes"] += len(data or b"")
+        return data
+
+    monkeypatch.setattr(split.Child, "start", start)
+    monkeypatch.setattr(split.Child, "result", result)
+    return sent
+
+
+@pytest.mark.parametrize("spec", [
+    "mode: revisions",
+    "mode: revisions\nrevisions:\n  scope: shared\n  syncWave: -1",
+    "mode: expand",
+    "mode: validate",
+])
+def test_two_processes_render_what_one_renders(small_thresholds: dict[str, int], spec: str) -> None:
+    data = _fleet(spec)
+    one = process(data, Options(workers=1))
+    two = process(data, Options(workers=2))
+    assert small_thresholds["bytes"] > 0, "the child rendered nothing"
+    assert two.data == one.data
+    assert two.results == one.results and two.exit_code == one.exit_code == 1
+
+
+def test_a_failing_child_leaves_its_blocks_to_the_parent(small_thresholds: dict[str, int],
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    parent = os.getpid()
+    real = process_module.Halves.render
+
+    def render(self: Any, rl: Any, rendering: Any) -> Any:
+        if os.getpid() != parent:
+            raise MemoryError
+        return real(self, rl, rendering)
+
+    monkeypatch.setattr(process_module.Halves, "render", render)
+    data = _fleet("mode: expand")
+    one = process(data, Options(workers=1))
+    assert process(data, Options(workers=2)).data == one.data
+    assert small_thresholds["children"] == 1 and small_thresholds["bytes"] == 0
+
+
+@pytest.mark.parametrize("spec", ["mode: expand\nvalidateOutput: true", "mode: migrate"])
+def test_runs_that_are_not_split_are_left_to_one_process(small_thresholds: dict[str, int], spec: str) -> None:
+    data = _fleet(spec, bad=False)
+    assert process(data, Options(workers=2)).data == process(data, Options(workers=1)).data
+    assert small_thresholds["bytes"] == 0
+
+
+def test_bad_input_is_the_same_error_with_a_child_running(small_thresholds: dict[str, int]) -> None:
+    data = _fleet("mode: expand") + b"items: []\n"  # a duplicate key
+    with pytest.raises(Exception) as one:
+        process(data, Options(workers=1))
+    with pytest.raises(Exception) as two:
+        process(data, Options(workers=2))
+    assert str(two.value) == str(one.value) and "duplicate" in str(one.value)
