@@ -54,7 +54,10 @@ def process(data: bytes, options: Options | None = None) -> Output:
     try:
         rl = parse_resource_list(decode(data))  # InputError propagates: nothing sensible to write
         items, results = run(rl, options, halves)
-        text = dump_resource_list(rl, items, rl.results + [r.to_obj() for r in results], options.workers)
+        # the items were written by two processes already; forking this big process again to write what is left
+        # (the generated revisions) was measured to gain nothing but copy-on-write memory
+        writers = 1 if halves is not None and halves.used else options.workers
+        text = dump_resource_list(rl, items, rl.results + [r.to_obj() for r in results], writers)
     finally:
         if halves is not None:
             halves.stop()
@@ -82,6 +85,7 @@ class Halves:
         self._child = child  # krm_fn.io.split.Child here; None in the child process itself
         self._data = data
         self._options = options
+        self.used = False  # the run reached render()
 
     @classmethod
     def start(cls, data: bytes, options: Options) -> Halves | None:
@@ -100,6 +104,7 @@ class Halves:
 
         from krm_fn.io.split import BLOCK
 
+        self.used = True
         n = len(rendering.items)
         blocks = [range(lo, min(lo + BLOCK, n)) for lo in range(0, n, BLOCK)]
         ours = [i for block in blocks[::2] for i in block]
