@@ -12,8 +12,10 @@ subprocess (so peak RSS is per measurement):
 * kubevirt-krm, end to end (``kubevirt-krm < list > /dev/null``, start-up included): an empty list, catalog
   generation, I/O only (no VMs changed), validate, revisions, expand.
 
-The table shows the median wall time, ratio to the fastest floor of that size, peak RSS and its ratio to
-the fastest floor's, and the scaling factors 10k/1k and 50k/10k. Targets (issue 7) are checked at the end.
+The rows of one size run in rounds (each round runs every row once), so a host whose speed drifts slows a
+round's floor and rows alike. The table shows the median wall time, the median over rounds of the ratio to
+the fastest floor in the same round, peak RSS (summed over a process tree) and its ratio to the fastest
+floor's, and the scaling factors 10k/1k and 50k/10k. Targets (issue 7) are checked at the end.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ import sys
 import tempfile
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -100,25 +102,43 @@ IO_CODE = {
 
 
 @dataclass
-class Sample:
-    seconds: float
-    rss_mb: float
+class Row:
+    """One measurement: every run's seconds and peak RSS (MB); rounds interleave the rows of a size."""
+
+    name: str
+    vms: int
+    argv: list[str]
+    stdin: Path | None
+    seconds: list[float] = field(default_factory=list)
+    rss_mb: list[float] = field(default_factory=list)
+
+    @property
+    def median(self) -> float:
+        return statistics.median(self.seconds)
+
+    @property
+    def peak(self) -> float:
+        return max(self.rss_mb)
 
 
-def measure(argv: list[str], stdin: Path | None, repeat: int) -> tuple[float, float]:
-    """Median seconds and peak RSS (MB) over ``repeat`` runs, each in a fresh grandchild for RSS."""
-    times: list[float] = []
-    rss: list[float] = []
+def run_once(row: Row) -> None:
+    """Run the row's command once in a fresh grandchild (for its own RSS) and record it."""
+    with open(row.stdin or os.devnull, "rb") as fin:
+        probe = subprocess.run([sys.executable, __file__, "--child", "--", *row.argv], stdin=fin,
+                               capture_output=True, text=True, check=False)
+    if probe.returncode != 0:
+        raise RuntimeError(f"{' '.join(row.argv[:3])}: {probe.stderr[-800:]}")
+    seconds, peak = probe.stdout.split()
+    row.seconds.append(float(seconds))
+    row.rss_mb.append(float(peak))
+
+
+def measure_rounds(rows: list[Row], repeat: int) -> None:
+    """``repeat`` rounds, each running every row once: a machine whose speed drifts (a shared host) then
+    slows the floor and the rows near it alike, and each round gives a ratio of its own (see report)."""
     for _ in range(repeat):
-        with open(stdin or os.devnull, "rb") as fin:
-            probe = subprocess.run([sys.executable, __file__, "--child", "--", *argv], stdin=fin,
-                                   capture_output=True, text=True, check=False)
-        if probe.returncode != 0:
-            raise RuntimeError(f"{' '.join(argv[:3])}: {probe.stderr[-800:]}")
-        seconds, peak = probe.stdout.split()
-        times.append(float(seconds))
-        rss.append(float(peak))
-    return statistics.median(times), max(rss)
+        for row in rows:
+            run_once(row)
 
 
 def child(argv: list[str]) -> None:
@@ -174,33 +194,36 @@ def main() -> int:
     floors = [name for name, mod in FLOOR_MODULE.items() if _importable(mod)]
     print(f"# kubevirt-krm benchmark — {time.strftime('%Y-%m-%d')}, {platform.machine()}, {os.cpu_count()} cores, "
           f"Python {platform.python_version()}; floors: {', '.join(floors)}; median of {args.repeat}")
-    rows: list[tuple[str, int, float, float]] = []
+    rows: list[Row] = []
     with tempfile.TemporaryDirectory() as tmp:
         base = Path(tmp)
         (base / "empty.yaml").write_text(EMPTY)
         (base / "catalog.yaml").write_text(CATALOG)
-        rows.append(("startup (empty list)", 0, *measure(fn, base / "empty.yaml", args.repeat)))
-        rows.append(("catalog generation (244 objects)", 0, *measure(fn, base / "catalog.yaml", args.repeat)))
+        fixed = [Row("startup (empty list)", 0, fn, base / "empty.yaml"),
+                 Row("catalog generation (244 objects)", 0, fn, base / "catalog.yaml")]
+        measure_rounds(fixed, args.repeat)
+        rows += fixed
         for n in sizes:
             body = resource_list(n)
             plain = base / f"rl{n}.yaml"
             plain.write_text(body)
             size_mb = plain.stat().st_size / 1e6
             print(f"# {n} VMs: {size_mb:.1f} MB")
+            sized: list[Row] = []
             for name in floors:
                 if name == "PyYAML C" and n > args.pyyaml_max:
                     continue
-                rows.append((f"floor: {name} load+dump", n,
-                             *measure([sys.executable, "-c", FLOOR_CODE[name], str(plain)], None, args.repeat)))
+                sized.append(Row(f"floor: {name} load+dump", n, [sys.executable, "-c", FLOOR_CODE[name], str(plain)], None))
             if "yaml-rs" in floors:
-                rows.append((GC_OFF_ROW, n, *measure([sys.executable, "-c", GC_OFF_CODE, str(plain)], None,
-                                                     args.repeat)))
+                sized.append(Row(GC_OFF_ROW, n, [sys.executable, "-c", GC_OFF_CODE, str(plain)], None))
             for name, code in IO_CODE.items():
-                rows.append((name, n, *measure([sys.executable, "-c", code, str(plain)], None, args.repeat)))
+                sized.append(Row(name, n, [sys.executable, "-c", code, str(plain)], None))
             for mode in ("validate", "revisions", "expand"):
                 f = base / f"{mode}{n}.yaml"
                 f.write_text(body + RENDERER.format(mode=mode))
-                rows.append((f"kubevirt-krm {mode}", n, *measure(fn, f, args.repeat)))
+                sized.append(Row(f"kubevirt-krm {mode}", n, fn, f))
+            measure_rounds(sized, args.repeat)
+            rows += sized
             print(f"# {n} done", flush=True)
     report(rows, sizes)
     return 0
@@ -220,37 +243,40 @@ def _importable(module: str) -> bool:
     return subprocess.run([sys.executable, "-c", f"import {module}"], capture_output=True).returncode == 0
 
 
-def report(rows: list[tuple[str, int, float, float]], sizes: list[int]) -> None:
-    floor_t: dict[int, float] = {}
-    floor_m: dict[int, float] = {}
-    for name, n, t, m in rows:
-        if name.startswith("floor") and (n not in floor_t or t < floor_t[n]):
-            floor_t[n], floor_m[n] = t, m
-    by = {(name, n): (t, m) for name, n, t, m in rows}
+def report(rows: list[Row], sizes: list[int]) -> None:
+    """The table: median seconds; × fastest floor is the median over rounds of (row / that floor in the same
+    round); peak RSS is the largest over the runs."""
+    floor: dict[int, Row] = {}
+    for row in rows:
+        if row.name.startswith("floor") and (row.vms not in floor or row.median < floor[row.vms].median):
+            floor[row.vms] = row
+    ratio = {id(row): statistics.median(t / f for t, f in zip(row.seconds, floor[row.vms].seconds))
+             for row in rows if row.vms in floor}
+    by = {(row.name, row.vms): row for row in rows}
     print()
     print("| measurement | VMs | seconds | × fastest floor | peak RSS MB | × floor RSS |")
     print("|---|---:|---:|---:|---:|---:|")
-    for name, n, t, m in rows:
-        ratio = f"{t / floor_t[n]:.2f}" if n in floor_t else ""
-        mratio = f"{m / floor_m[n]:.2f}" if n in floor_m else ""
-        print(f"| {name} | {n or ''} | {t:.3f} | {ratio} | {m:.0f} | {mratio} |")
+    for row in rows:
+        r = f"{ratio[id(row)]:.2f}" if id(row) in ratio else ""
+        mr = f"{row.peak / floor[row.vms].peak:.2f}" if row.vms in floor else ""
+        print(f"| {row.name} | {row.vms or ''} | {row.median:.3f} | {r} | {row.peak:.0f} | {mr} |")
     print()
-    names = sorted({name for name, n, _, _ in rows if n})
+    names = sorted({row.name for row in rows if row.vms})
     for a, b, limit in ((1000, 10000, 11.0), (10000, 50000, 5.5)):
         if a in sizes and b in sizes:
             print(f"scaling {b // 1000}k/{a // 1000}k (target ≤ {limit}):")
             for name in names:
                 if (name, a) in by and (name, b) in by:
-                    print(f"  {name}: {by[(name, b)][0] / by[(name, a)][0]:.2f}")
+                    print(f"  {name}: {by[(name, b)].median / by[(name, a)].median:.2f}")
     print()
     print("targets:")
     start = by.get(("startup (empty list)", 0))
     if start:
-        print(f"  startup {start[0] * 1000:.0f} ms (target ≤ 150 ms): {'ok' if start[0] <= 0.150 else 'MISSED'}")
-    if 10000 in floor_t:
+        print(f"  startup {start.median * 1000:.0f} ms (target ≤ 150 ms): {'ok' if start.median <= 0.150 else 'MISSED'}")
+    if 10000 in floor:
         for mode in ("revisions", "expand"):
-            t, m = by[(f"kubevirt-krm {mode}", 10000)]
-            r, mr = t / floor_t[10000], m / floor_m[10000]
+            row = by[(f"kubevirt-krm {mode}", 10000)]
+            r, mr = ratio[id(row)], row.peak / floor[10000].peak
             print(f"  {mode} 10k: {r:.2f}× floor (target ≤ 1.5): {'ok' if r <= 1.5 else 'MISSED'}; "
                   f"memory {mr:.2f}× (target ≤ 1.5): {'ok' if mr <= 1.5 else 'MISSED'}")
 

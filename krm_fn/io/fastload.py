@@ -25,15 +25,11 @@ from __future__ import annotations
 
 import bisect
 import re
+from collections.abc import Callable
 from typing import Any
 
 from krm_fn.errors import InputError
 from krm_fn.io.loader import Document, load_documents
-
-try:
-    from yaml_rs import loads as _rs_loads
-except ImportError:  # pragma: no cover - yaml-rs is a dependency; without it every list takes the loader
-    _rs_loads = None  # type: ignore[assignment]
 
 # A plain scalar yaml-rs reads differently from kubectl, or a node the loader must build (anchors, aliases,
 # tags, directives, merge keys, explicit keys, document markers).
@@ -61,8 +57,6 @@ _ENTRY_START = frozenset(" \t#{[\"'|>-")
 
 def load_resource_list(text: str) -> Document | None:
     """``text`` as the loader would read it (``track="items"``), or None when the lane does not apply."""
-    if _rs_loads is None:
-        return None
     items_at = 0 if text.startswith("items:\n- ") else text.find("\nitems:\n- ") + 1
     if items_at == 0 and not text.startswith("items:\n- ") or not _HEAD.fullmatch(text, 0, items_at):
         return None
@@ -74,6 +68,10 @@ def load_resource_list(text: str) -> Document | None:
         return None
     offsets = _entry_offsets(region, start)
     if offsets is None:
+        return None
+    try:  # imported here: a short list (start-up time) never needs it
+        from yaml_rs import loads
+    except ImportError:  # pragma: no cover - yaml-rs is a dependency; without it every list takes the loader
         return None
     try:
         skeleton = load_documents(text[:items_at] + "items: []\n" + text[end:])
@@ -88,7 +86,7 @@ def load_resource_list(text: str) -> Document | None:
     for i in range(len(offsets)):
         a, b = bounds[i], bounds[i + 1]
         chunk = text[a:b]
-        item = None if i in risky or chunk[2] in _ENTRY_START else _fast_item(chunk)
+        item = None if i in risky or chunk[2] in _ENTRY_START else _fast_item(loads, chunk)
         if item is None:
             exact = _exact_item(chunk)
             if exact is None:
@@ -133,11 +131,10 @@ def _risky_entries(region: str, base: int, offsets: list[int]) -> set[int]:
     return {bisect.bisect_right(offsets, base + pos) - 1 for pos in hits}
 
 
-def _fast_item(chunk: str) -> Any:
+def _fast_item(loads: Callable[..., Any], chunk: str) -> Any:
     """One ``- key: ...`` entry through yaml-rs; None unless it is one mapping with string keys."""
-    assert _rs_loads is not None
     try:
-        value = _rs_loads(chunk, parse_datetime=False)
+        value = loads(chunk, parse_datetime=False)
     except Exception:  # noqa: BLE001 - any refusal: the loader decides (and words the error)
         return None
     if type(value) is not list or len(value) != 1 or type(value[0]) is not dict:

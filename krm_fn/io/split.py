@@ -1,12 +1,14 @@
-"""Writing a long output on two cores: every other block of items is written by a forked child.
+"""Work on two processes: a forked child computes bytes for us (:class:`Child`, :func:`fork_map`).
 
-Writing items is pure (the same items give the same text whatever an emitter's caches hold), so the child's
-text is exactly what this process would have written; if the child fails in any way (killed, out of memory,
-an exception), this process writes that part itself. The fork shares the parsed input and the rendered items
-copy-on-write: nothing is pickled, only the finished text comes back through a pipe.
+Two uses. ``krm_fn.process.Halves`` forks before parsing and lets the child render and write half of a long
+list. :func:`write_parts` writes the output of the stream modes (and of KRM runs not rendered in halves)
+on two processes: every other block of items in a child forked after rendering, which shares the items
+copy-on-write and sends back only text. Writing items is pure (the same items give the same text whatever
+an emitter's caches hold), so the child's text is exactly what this process would have written.
 
-Only the command turns it on (``Options.workers`` from the CPUs this process may use), and only when there is
-enough to write to pay for the fork (~10 ms).
+A child that fails in any way (killed, out of memory, an exception) only costs time: the caller does its part
+itself. Only the command turns this on (``Options.workers`` from the CPUs this process may use), and only
+when there is enough work to pay for the fork.
 """
 
 from __future__ import annotations
