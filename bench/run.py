@@ -273,6 +273,12 @@ def report(rows: list[Row], sizes: list[int]) -> None:
     start = by.get(("startup (empty list)", 0))
     if start:
         print(f"  startup {start.median * 1000:.0f} ms (target ≤ 150 ms): {'ok' if start.median <= 0.150 else 'MISSED'}")
+    for a, b, limit in ((1000, 10000, 11.0), (10000, 50000, 5.5)):
+        for mode in ("validate", "revisions", "expand"):
+            low, high = by.get((f"kubevirt-krm {mode}", a)), by.get((f"kubevirt-krm {mode}", b))
+            if low is not None and high is not None:
+                f = high.median / low.median
+                print(f"  {mode} {b // 1000}k/{a // 1000}k: {f:.2f} (target ≤ {limit}): {'ok' if f <= limit else 'MISSED'}")
     if 10000 in floor:
         for mode in ("revisions", "expand"):
             row = by[(f"kubevirt-krm {mode}", 10000)]
