@@ -57,6 +57,10 @@ functionConfig (apiVersion: kubevirt-krm.dev/v1alpha1):
 
 Exit status: 0 ok; 1 on any error result (the ResourceList with results is still written in KRM mode;
 in stream modes nothing is written to stdout on error). One line per error on stderr.
+
+Environment: KUBEVIRT_KRM_WORKERS=1 renders on one process (default: two when two CPUs are available and a
+cgroup memory limit leaves room for two copies of a long input); KUBEVIRT_KRM_DEBUG=1 shows tracebacks of
+internal errors.
 """
 
 
@@ -174,7 +178,7 @@ def _krm_mode(data: bytes, validate: bool) -> int:
     if not data.strip():
         _die("empty input: expected a ResourceList on stdin (see --help)")
     try:
-        out = process(data, Options(base_dir=Path.cwd(), validate_only=validate, workers=_workers()))
+        out = process(data, Options(base_dir=Path.cwd(), validate_only=validate, workers=_workers(len(data))))
     except InputError as exc:
         _die(exc.message)
     _write(sys.stdout.buffer, out.data)
@@ -182,13 +186,37 @@ def _krm_mode(data: bytes, validate: bool) -> int:
     return out.exit_code
 
 
-def _workers() -> int:
-    """Processes that may write the output (krm_fn/io/split.py): two when this process may use two CPUs."""
+def _workers(input_size: int) -> int:
+    """Processes that may render and write the output (krm_fn/process.py Halves, krm_fn/io/split.py): two when
+    this process may use two CPUs, unless ``$KUBEVIRT_KRM_WORKERS`` says otherwise or a cgroup memory limit is
+    too small for two processes each holding the whole input (a container's OOM killer could pick either)."""
+    setting = os.environ.get("KUBEVIRT_KRM_WORKERS", "")
+    if setting.isdigit():
+        return max(1, int(setting))
     try:
         cpus = len(os.sched_getaffinity(0))
     except (AttributeError, OSError):  # pragma: no cover - platforms without affinity
         cpus = os.cpu_count() or 1
+    limit = _memory_limit()
+    if limit is not None and limit < MEMORY_PER_INPUT_BYTE * 2 * input_size:
+        return 1
     return min(cpus, 2)
+
+
+# peak RSS of one process per byte of input, measured with bench/run.py (~21x at 10k and 50k VMs), rounded up
+MEMORY_PER_INPUT_BYTE = 30
+
+
+def _memory_limit() -> int | None:
+    """The cgroup (v2, else v1) memory limit of this process, or None."""
+    for path in ("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"):
+        try:
+            value = Path(path).read_text().strip()
+        except OSError:
+            continue
+        if value.isdigit() and int(value) < 1 << 60:
+            return int(value)
+    return None
 
 
 _RL_YAML = re.compile(rb"(?m)^kind:[ \t]*[\"']?ResourceList[\"']?[ \t]*(?:#.*)?$")
@@ -230,7 +258,7 @@ def _run_stream(config_text: str, base: Path | None, inputs: list[str], stdin: b
         _die(exc.message)
     code = _report(results)
     if code == 0:
-        data = dump_stream(rl, items, _workers()).encode("utf-8")
+        data = dump_stream(rl, items, _workers(len(rl.text))).encode("utf-8")
         if output is None:
             _write(sys.stdout.buffer, data)
         else:

@@ -125,3 +125,21 @@ def test_stream_mode_errors(tmp_path: Path) -> None:
 def test_unknown_option() -> None:
     proc = run_fn(["--frobnicate"])
     assert proc.returncode == 2 and b"unknown option --frobnicate" in proc.stderr
+
+
+def test_two_workers_unless_told_otherwise_or_memory_is_short(monkeypatch: pytest.MonkeyPatch) -> None:
+    from krm_fn import cli
+
+    monkeypatch.delenv("KUBEVIRT_KRM_WORKERS", raising=False)
+    monkeypatch.setattr(cli.os, "sched_getaffinity", lambda pid: {0, 1, 2, 3})
+    monkeypatch.setattr(cli, "_memory_limit", lambda: None)
+    assert cli._workers(10 << 20) == 2
+    monkeypatch.setattr(cli, "_memory_limit", lambda: 512 << 20)  # a 512 MiB container
+    assert cli._workers(1 << 20) == 2
+    assert cli._workers(14 << 20) == 1  # 10k VMs: two processes would need ~2 x 300 MB
+    monkeypatch.setenv("KUBEVIRT_KRM_WORKERS", "1")
+    monkeypatch.setattr(cli, "_memory_limit", lambda: None)
+    assert cli._workers(10 << 20) == 1
+    monkeypatch.setattr(cli.os, "sched_getaffinity", lambda pid: {0})
+    monkeypatch.delenv("KUBEVIRT_KRM_WORKERS")
+    assert cli._workers(10 << 20) == 1
