@@ -178,7 +178,8 @@ def _krm_mode(data: bytes, validate: bool) -> int:
     if not data.strip():
         _die("empty input: expected a ResourceList on stdin (see --help)")
     try:
-        out = process(data, Options(base_dir=Path.cwd(), validate_only=validate, workers=_workers(len(data))))
+        out = process(data, Options(base_dir=Path.cwd(), validate_only=validate, workers=_workers(len(data)),
+                                    fast_yaml=_fast_yaml_fits(len(data))))
     except InputError as exc:
         _die(exc.message)
     _write(sys.stdout.buffer, out.data)
@@ -205,6 +206,19 @@ def _workers(input_size: int) -> int:
 
 # peak RSS of one process per byte of input, measured with bench/run.py (~21x at 10k and 50k VMs), rounded up
 MEMORY_PER_INPUT_BYTE = 30
+
+
+def _fast_yaml_fits(input_size: int) -> bool:
+    """Whether the yaml-rs lane may read the input: not when an address-space cap (``ulimit -v``) could be hit
+    while yaml-rs builds objects. It aborts the process then (a Rust panic), where our loader raises
+    MemoryError and the run ends with one line."""
+    try:
+        import resource
+
+        soft, _ = resource.getrlimit(resource.RLIMIT_AS)
+    except (ImportError, ValueError, OSError):  # pragma: no cover - platforms without RLIMIT_AS
+        return True
+    return soft == resource.RLIM_INFINITY or soft >= 2 * MEMORY_PER_INPUT_BYTE * input_size + (256 << 20)
 
 
 def _memory_limit() -> int | None:

@@ -35,7 +35,8 @@ class Options:
     base_dir: Path | None = None          # where relative catalog paths are resolved
     force_kind: str | None = None         # the entry point decides the config kind (legacy plugin layout)
     validate_only: bool = False           # `--validate`: results only, items unchanged
-    workers: int = 1                      # processes that may write the output (krm_fn/io/split.py)
+    workers: int = 1                      # processes that may render and write (Halves, krm_fn/io/split.py)
+    fast_yaml: bool = True                # the yaml-rs lane (off under an address-space cap: see cli.py)
 
 
 @dataclass(slots=True)
@@ -52,7 +53,7 @@ def process(data: bytes, options: Options | None = None) -> Output:
     options = options or Options()
     halves = Halves.start(data, options) if options.workers >= 2 and len(data) >= SPLIT_MIN_BYTES else None
     try:
-        rl = parse_resource_list(decode(data))  # InputError propagates: nothing sensible to write
+        rl = parse_resource_list(decode(data), options.fast_yaml)  # InputError propagates: nothing to write
         items, results = run(rl, options, halves)
         # the items were written by two processes already; forking this big process again to write what is left
         # (the generated revisions) was measured to gain nothing but copy-on-write memory
@@ -147,7 +148,7 @@ class Halves:
         from krm_fn.io.resourcelist import decode
 
         try:
-            run(parse_resource_list(decode(self._data)), self._options, self)
+            run(parse_resource_list(decode(self._data), self._options.fast_yaml), self._options, self)
         except _ChildDone as done:
             return done.data
         return b""  # nothing for two processes: the parent does it all

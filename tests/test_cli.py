@@ -143,3 +143,17 @@ def test_two_workers_unless_told_otherwise_or_memory_is_short(monkeypatch: pytes
     monkeypatch.setattr(cli.os, "sched_getaffinity", lambda pid: {0})
     monkeypatch.delenv("KUBEVIRT_KRM_WORKERS")
     assert cli._workers(10 << 20) == 1
+
+
+def test_no_yaml_rs_under_an_address_space_cap_it_could_hit(monkeypatch: pytest.MonkeyPatch) -> None:
+    """yaml-rs aborts the process when an allocation fails (a Rust panic: seen under ``ulimit -v`` in CI);
+    our loader raises MemoryError and the run ends with one line."""
+    import resource
+
+    from krm_fn import cli
+
+    monkeypatch.setattr(resource, "getrlimit", lambda which: (resource.RLIM_INFINITY, resource.RLIM_INFINITY))
+    assert cli._fast_yaml_fits(100 << 20)
+    monkeypatch.setattr(resource, "getrlimit", lambda which: (512 << 20, resource.RLIM_INFINITY))
+    assert cli._fast_yaml_fits(1 << 20)
+    assert not cli._fast_yaml_fits(100 << 20)

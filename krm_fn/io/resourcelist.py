@@ -192,14 +192,15 @@ def _check_depth(value: Any) -> None:
     raise InputError(f"document nested deeper than {MAX_DEPTH} levels")
 
 
-def parse_resource_list(text: str) -> ResourceList:
-    """Parse a ResourceList (any apiVersion of kind ResourceList; missing items = [])."""
+def parse_resource_list(text: str, fast: bool = True) -> ResourceList:
+    """Parse a ResourceList (any apiVersion of kind ResourceList; missing items = []). ``fast``: let
+    :mod:`krm_fn.io.fastload` read what it can (off where memory is capped: see cli.py)."""
     if text.lstrip().startswith("{"):
         docs = [Document(_loads_json(text), 0, 0, 0)]
         keep_source = False
     else:
-        fast = load_resource_list(text)
-        docs = [fast] if fast is not None else load_documents(text, track="items")
+        lane = load_resource_list(text) if fast else None
+        docs = [lane] if lane is not None else load_documents(text, track="items")
         keep_source = True
     docs = [d for d in docs if d.value is not None]
     if not docs:
