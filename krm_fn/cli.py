@@ -116,8 +116,7 @@ def main(argv: list[str] | None = None) -> int:
         return _main(args)
     except MemoryError:
         del reserve
-        os.write(2, b"kubevirt-krm: error: out of memory: the input is too large for the memory available\n")
-        os._exit(1)
+        _out_of_memory()
     except KeyboardInterrupt:
         return 130
     except SystemExit:
@@ -125,11 +124,22 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as exc:  # last line of defence: one line, never a traceback
         from krm_fn.errors import FnError
 
+        if isinstance(exc, SystemError) and "error return without exception set" in str(exc):
+            # CPython 3.11 reports a failed allocation of a new frame-stack chunk this way (a function call
+            # under an address-space cap: seen in CI with a 100 MB input under ulimit -v)
+            del reserve
+            _out_of_memory()
+
         if isinstance(exc, FnError):
             _die(exc.message)
         if os.environ.get("KUBEVIRT_KRM_DEBUG"):
             raise
         _die(f"internal error: {type(exc).__name__}: {exc} (set KUBEVIRT_KRM_DEBUG=1 for details)", 2)
+
+
+def _out_of_memory() -> NoReturn:
+    os.write(2, b"kubevirt-krm: error: out of memory: the input is too large for the memory available\n")
+    os._exit(1)
 
 
 def _main(args: list[str]) -> int:

@@ -9,6 +9,7 @@ them. Known bugs are ``xfail(strict=True)`` with the reason.
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -308,6 +309,16 @@ def test_100mb_input_under_a_memory_cap_fails_cleanly(input_100mb: Path) -> None
     proc = run_limited([], input_100mb, address_space=512 << 20, timeout=120)
     assert time.monotonic() - start < 60
     assert_one_line_failure(proc, "memory")
+
+
+def test_a_frame_allocation_failure_is_reported_as_out_of_memory() -> None:
+    """CPython 3.11 raises SystemError('error return without exception set') when pushing a frame fails for
+    lack of memory (seen in CI under the cap above): one line, exit 1, as for a MemoryError."""
+    code = ("import sys\nfrom krm_fn import cli\n"
+            "def fail(args):\n    raise SystemError('error return without exception set')\n"
+            "cli._main = fail\nsys.exit(cli.main([]))\n")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, timeout=60, check=False)
+    assert_one_line_failure(proc, "out of memory")
 
 
 @pytest.mark.skipif(os.environ.get("KUBEVIRT_KRM_BIG_INPUT") != "1",
