@@ -303,7 +303,7 @@ def input_100mb(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_100mb_input_under_a_memory_cap_fails_cleanly(input_100mb: Path) -> None:
-    """A full 100 MB render needs ~2.4 GB and ~75 s (see docs/reliability.md); under a 512 MiB cap it must stop
+    """A full 100 MB render needs ~2.3 GB and ~20 s (see docs/reliability.md); under a 512 MiB cap it must stop
     with one line, exit 1, and no partial output, within seconds."""
     start = time.monotonic()
     proc = run_limited([], input_100mb, address_space=512 << 20, timeout=120)
@@ -322,7 +322,7 @@ def test_a_frame_allocation_failure_is_reported_as_out_of_memory() -> None:
 
 
 @pytest.mark.skipif(os.environ.get("KUBEVIRT_KRM_BIG_INPUT") != "1",
-                    reason="~75 s and ~2.4 GB: set KUBEVIRT_KRM_BIG_INPUT=1 (numbers in docs/reliability.md)")
+                    reason="~20 s and ~2.3 GB: set KUBEVIRT_KRM_BIG_INPUT=1 (numbers in docs/reliability.md)")
 def test_100mb_input_works_with_enough_memory(input_100mb: Path) -> None:
     proc = run_limited([], input_100mb, address_space=4 * GiB, timeout=600)
     assert proc.returncode == 0  # every synthetic VM meets its preference (bench/synth.py)
