@@ -11,7 +11,7 @@ import posixpath
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from krm_fn.config import Config, load
 from krm_fn.errors import ConfigError, FnError, InputError
@@ -26,6 +26,10 @@ from krm_fn.kube.api import (
 )
 from krm_fn.kube.paths import Obj
 from krm_fn.results import FileRef, ResourceRef, Result, exit_code
+
+if TYPE_CHECKING:  # imported lazily at run time (start-up time)
+    from krm_fn.io.split import Child
+    from krm_fn.render import ItemOutcome, Rendering
 
 
 @dataclass(slots=True)
@@ -82,8 +86,8 @@ class Halves:
     nothing and this process does everything, as without it.
     """
 
-    def __init__(self, child: Any, data: bytes, options: Options) -> None:
-        self._child = child  # krm_fn.io.split.Child here; None in the child process itself
+    def __init__(self, child: Child | None, data: bytes, options: Options) -> None:
+        self._child = child  # None in the child process itself
         self._data = data
         self._options = options
         self.used = False  # the run reached render()
@@ -99,7 +103,7 @@ class Halves:
         if self._child is not None:
             self._child.cancel()
 
-    def render(self, rl: ResourceList, rendering: Any) -> list[Any]:
+    def render(self, rl: ResourceList, rendering: Rendering) -> list[ItemOutcome]:
         """Every item's outcome, in order (the items already written: ``Prewritten``)."""
         import pickle
 
@@ -121,17 +125,18 @@ class Halves:
             from krm_fn.render import ItemOutcome
 
             # our own child's bytes, through a private pipe
-            sent = [ItemOutcome(Prewritten(text), results, revisions) for text, results, revisions in pickle.loads(data)]
+            sent = [ItemOutcome(Prewritten(text), results, revisions)
+                    for text, results, revisions in pickle.loads(data)]
         else:
             sent = self._rendered(rl, rendering, theirs)
-        outcomes: list[Any] = [None] * n
+        outcomes: list[Any] = [None] * n  # every index is filled below
         for indexes, part in ((ours, mine), (theirs, sent)):
             for i, outcome in zip(indexes, part, strict=True):
                 outcomes[i] = outcome
         return outcomes
 
     @staticmethod
-    def _rendered(rl: ResourceList, rendering: Any, indexes: list[int]) -> list[Any]:
+    def _rendered(rl: ResourceList, rendering: Rendering, indexes: list[int]) -> list[ItemOutcome]:
         """The outcomes of ``indexes``, their items written (``Prewritten``) unless nothing is written."""
         from krm_fn.io.resourcelist import Prewritten, entry_texts
 
