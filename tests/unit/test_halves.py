@@ -27,36 +27,14 @@ def _renderer(spec: str) -> str:
             "  metadata:\n    name: halves\n  spec:\n" + "".join(f"    {line}\n" for line in spec.splitlines()))
 
 
-# a VM KubeVirt rejects (unknown instancetype) and one with a wrong type: results from both processes
+# a VM KubeVirt rejects (unknown instancetype) and one with a wrong type, both results; written in flow style,
+# which the fast lane leaves to the loader
 BAD = """\
-- apiVersion: kubevirt.io/v1
-  kind: VirtualMachine
-  metadata:
-    name: bad-ref
-    namespace: team-1
-    annotations:
-      internal.config.kubernetes.io/path: 'vms/bad.yaml'
-  spec:
-    instancetype:
-      name: no-such-type
-    template:
-      spec:
-        domain:
-          devices: {}
-- apiVersion: kubevirt.io/v1
-  kind: VirtualMachine
-  metadata:
-    name: bad-type
-    namespace: team-2
-  spec:
-    instancetype:
-      name: u1.small
-    template:
-      spec:
-        domain:
-          cpu:
-            sockets: two
-          devices: {}
+- {apiVersion: kubevirt.io/v1, kind: VirtualMachine, metadata: {name: bad-ref, namespace: team-1, annotations: {
+    internal.config.kubernetes.io/path: vms/bad.yaml}}, spec: {instancetype: {name: no-such-type},
+    template: {spec: {domain: {devices: {}}}}}}
+- {apiVersion: kubevirt.io/v1, kind: VirtualMachine, metadata: {name: bad-type, namespace: team-2},
+  spec: {instancetype: {name: u1.small}, template: {spec: {domain: {cpu: {sockets: two}, devices: {}}}}}}
 """
 
 
