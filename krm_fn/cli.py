@@ -267,22 +267,28 @@ def _run_stream(config_text: str, base: Path | None, inputs: list[str], stdin: b
                 output: Path | None = None) -> int:
     from krm_fn.errors import InputError
     from krm_fn.io.loader import load_documents
-    from krm_fn.io.resourcelist import decode, dump_stream, parse_stream
-    from krm_fn.process import Options, run
+    from krm_fn.io.resourcelist import ResourceList, decode, document_texts, dump_stream, parse_stream
+    from krm_fn.process import Options, run_parsed
 
     try:
         docs = [d.value for d in load_documents(config_text) if d.value is not None]
         if len(docs) != 1 or not isinstance(docs[0], dict):
             raise InputError(f"the config file must hold exactly one object, found {len(docs)} documents")
-        texts = [decode(stdin)] if not inputs else [_read_input(p) for p in inputs]
-        rl = parse_stream(_join_documents(texts))
-        rl.function_config = docs[0]
-        items, results = run(rl, Options(base_dir=base or Path.cwd(), validate_only=validate))
+        text = _join_documents([decode(stdin)] if not inputs else [_read_input(p) for p in inputs])
+        workers = _workers(len(text))
+
+        def parse() -> ResourceList:
+            rl = parse_stream(text)
+            rl.function_config = docs[0]
+            return rl
+
+        options = Options(base_dir=base or Path.cwd(), validate_only=validate, workers=workers)
+        rl, items, results, written = run_parsed(parse, options, len(text), document_texts)
     except InputError as exc:
         _die(exc.message)
     code = _report(results)
     if code == 0:
-        data = dump_stream(rl, items, _workers(len(rl.text))).encode("utf-8")
+        data = dump_stream(rl, items, 1 if written else workers).encode("utf-8")
         if output is None:
             _write(sys.stdout.buffer, data)
         else:

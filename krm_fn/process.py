@@ -52,21 +52,31 @@ class Output:
 
 def process(data: bytes, options: Options | None = None) -> Output:
     """KRM mode: bytes of a ResourceList in, bytes of a ResourceList out (always written, even on errors)."""
-    from krm_fn.io.resourcelist import decode
+    from krm_fn.io.resourcelist import decode, entry_texts
 
-    options = options or Options()
-    halves = Halves.start(data, options) if options.workers >= 2 and len(data) >= SPLIT_MIN_BYTES else None
+    opts = options or Options()
+    rl, items, results, written = run_parsed(lambda: parse_resource_list(decode(data), opts.fast_yaml), opts,
+                                             len(data), entry_texts)
+    # items written by two processes already: forking this big process again to write what is left (the
+    # generated revisions) was measured to gain nothing but copy-on-write memory
+    text = dump_resource_list(rl, items, rl.results + [r.to_obj() for r in results], 1 if written else opts.workers)
+    return Output(text.encode("utf-8"), results, exit_code(results))
+
+
+def run_parsed(parse: Callable[[], ResourceList], options: Options, size: int,
+               write: Callable[[ResourceList, list[Any]], list[str]]
+               ) -> tuple[ResourceList, list[Obj], list[Result], bool]:
+    """``parse()`` then :func:`run`: with ``options.workers >= 2`` and ``size`` bytes of input, a long list is
+    rendered by two processes (:class:`Halves`), its items written by ``write`` (entries or documents) as they
+    are rendered. Returns the list, the output items and results, and whether the items were written so."""
+    halves = Halves.start(parse, options, write) if options.workers >= 2 and size >= SPLIT_MIN_BYTES else None
     try:
-        rl = parse_resource_list(decode(data), options.fast_yaml)  # InputError propagates: nothing to write
+        rl = parse()  # InputError propagates: nothing sensible to write
         items, results = run(rl, options, halves)
-        # the items were written by two processes already; forking this big process again to write what is left
-        # (the generated revisions) was measured to gain nothing but copy-on-write memory
-        writers = 1 if halves is not None and halves.used else options.workers
-        text = dump_resource_list(rl, items, rl.results + [r.to_obj() for r in results], writers)
     finally:
         if halves is not None:
             halves.stop()
-    return Output(text.encode("utf-8"), results, exit_code(results))
+    return rl, items, results, halves is not None and halves.used
 
 
 # Rendering on two processes: below these sizes a second process costs more than it saves.
@@ -78,7 +88,7 @@ class Halves:
     """Render a long list on two processes, each rendering and writing every other block of items.
 
     The child is forked *before* parsing (so neither process pays copy-on-write faults on the other's data)
-    and runs the same :func:`run` on the same bytes: it reaches :meth:`render` exactly when this process does,
+    and runs the same ``parse`` and :func:`run`: it reaches :meth:`render` exactly when this process does,
     renders the odd blocks, writes their entries, and sends back texts, results and the revisions they need.
     Rendering an item does not depend on the others (``krm_fn.render.Rendering``), so its outcomes are the ones
     this process would get; if the child fails in any way, this process renders its blocks too. When the run
@@ -86,18 +96,21 @@ class Halves:
     nothing and this process does everything, as without it.
     """
 
-    def __init__(self, child: Child | None, data: bytes, options: Options) -> None:
+    def __init__(self, child: Child | None, parse: Callable[[], ResourceList], options: Options,
+                 write: Callable[[ResourceList, list[Any]], list[str]]) -> None:
         self._child = child  # None in the child process itself
-        self._data = data
+        self._parse = parse
         self._options = options
+        self._write = write
         self.used = False  # the run reached render()
 
     @classmethod
-    def start(cls, data: bytes, options: Options) -> Halves | None:
+    def start(cls, parse: Callable[[], ResourceList], options: Options,
+              write: Callable[[ResourceList, list[Any]], list[str]]) -> Halves | None:
         from krm_fn.io.split import Child
 
-        child = Child.start(lambda: cls(None, data, options)._child_work())
-        return cls(child, data, options) if child is not None else None
+        child = Child.start(lambda: cls(None, parse, options, write)._child_work())
+        return cls(child, parse, options, write) if child is not None else None
 
     def stop(self) -> None:
         if self._child is not None:
@@ -135,25 +148,22 @@ class Halves:
                 outcomes[i] = outcome
         return outcomes
 
-    @staticmethod
-    def _rendered(rl: ResourceList, rendering: Rendering, indexes: list[int]) -> list[ItemOutcome]:
+    def _rendered(self, rl: ResourceList, rendering: Rendering, indexes: list[int]) -> list[ItemOutcome]:
         """The outcomes of ``indexes``, their items written (``Prewritten``) unless nothing is written."""
-        from krm_fn.io.resourcelist import Prewritten, entry_texts
+        from krm_fn.io.resourcelist import Prewritten
 
         outcomes = [rendering.item(i) for i in indexes]
         if rendering.spec.mode == "validate":  # the output is the input: nothing to write
             texts = [""] * len(outcomes)
         else:
-            texts = entry_texts(rl, [o.item for o in outcomes])
+            texts = self._write(rl, [o.item for o in outcomes])
         for outcome, text in zip(outcomes, texts, strict=True):
             outcome.item = Prewritten(text)
         return outcomes
 
     def _child_work(self) -> bytes:
-        from krm_fn.io.resourcelist import decode
-
         try:
-            run(parse_resource_list(decode(self._data), self._options.fast_yaml), self._options, self)
+            run(self._parse(), self._options, self)
         except _ChildDone as done:
             return done.data
         return b""  # nothing for two processes: the parent does it all

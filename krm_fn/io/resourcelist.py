@@ -89,6 +89,8 @@ class ResourceList:
 
     def as_document(self, obj: Any) -> str | None:
         """The unchanged item's source text at column 0, or None (changed, generated, or not shiftable)."""
+        if type(obj) is Prewritten:
+            return obj.text
         span = self.source.get(id(obj))
         return _as_document_text(self.text, *span) if span is not None else None
 
@@ -368,6 +370,21 @@ def entry_texts(rl: ResourceList, items: list[Obj]) -> list[str]:
     for item in items:
         _write_entry(rl, e, item)
         texts.append(_take(e))
+    return texts
+
+
+def document_texts(rl: ResourceList, items: list[Obj]) -> list[str]:
+    """Each item as a document, as :func:`dump_stream` writes it (without the ``---`` between documents)."""
+    e = Emitter()
+    e.shared = _shared_values(rl, items)
+    texts = []
+    for item in items:
+        src = rl.as_document(item)
+        if src is not None:
+            texts.append(src)
+        else:
+            rl.emit_item(e, item, as_entry=False)
+            texts.append(_take(e))
     return texts
 
 

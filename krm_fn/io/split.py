@@ -1,8 +1,8 @@
 """Work on two processes: a forked child computes bytes for us (:class:`Child`, :func:`fork_map`).
 
 Two uses. ``krm_fn.process.Halves`` forks before parsing and lets the child render and write half of a long
-list. :func:`write_parts` writes the output of the stream modes (and of KRM runs not rendered in halves)
-on two processes: every other block of items in a child forked after rendering, which shares the items
+list (KRM and stream modes). :func:`write_parts` writes the output of runs not rendered in halves on two
+processes: every other block of items in a child forked after rendering, which shares the items
 copy-on-write and sends back only text. Writing items is pure (the same items give the same text whatever
 an emitter's caches hold), so the child's text is exactly what this process would have written.
 

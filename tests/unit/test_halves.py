@@ -40,8 +40,9 @@ BAD = """\
 
 def _fleet(spec: str, bad: bool = True) -> bytes:
     text = resource_list(VMS)
-    if bad:
-        text = text.replace("items:\n", "items:\n" + BAD, 1)
+    if bad:  # at the end: a stream whose first document starts with "{" is read as JSON
+        assert text.endswith("\n")
+        text += BAD
     return (text + _renderer(spec)).encode()
 
 
@@ -114,3 +115,28 @@ def test_bad_input_is_the_same_error_with_a_child_running(small_thresholds: dict
     with pytest.raises(Exception) as two:
         process(data, Options(workers=2))
     assert str(two.value) == str(one.value) and "duplicate" in str(one.value)
+
+
+@pytest.mark.parametrize("mode", ["revisions", "expand"])
+def test_stream_modes_render_on_two_processes_what_one_renders(small_thresholds: dict[str, int], mode: str) -> None:
+    """The kustomize plugin and standalone (Argo CD) modes: documents in, documents out."""
+    from krm_fn.io.resourcelist import document_texts, dump_stream, parse_resource_list, parse_stream
+    from krm_fn.process import run_parsed
+
+    fleet = parse_resource_list(_fleet(f"mode: {mode}").decode())
+    stream = dump_stream(fleet, fleet.items)
+    assert fleet.function_config is not None
+    config = fleet.function_config
+
+    def parse() -> Any:
+        rl = parse_stream(stream)
+        rl.function_config = config
+        return rl
+
+    outputs = []
+    for workers in (1, 2):
+        rl, items, results, written = run_parsed(parse, Options(workers=workers), len(stream), document_texts)
+        assert written == (workers == 2)
+        outputs.append((dump_stream(rl, items), results))
+    assert small_thresholds["bytes"] > 0
+    assert outputs[1] == outputs[0]
