@@ -311,7 +311,7 @@ def _render(rl: ResourceList, config: Config, options: Options,
             halves: Halves | None = None) -> tuple[list[Obj], list[Result]]:
     if not rl.items:  # nothing to render: the engine is not even imported (start-up time)
         return rl.items, []
-    from krm_fn.render import Rendering
+    from krm_fn.render import render
 
     spec = config.spec
     if options.validate_only and getattr(spec, "mode", None) != "validate":
@@ -324,13 +324,12 @@ def _render(rl: ResourceList, config: Config, options: Options,
             cache.append(_catalog_objects(catalog_spec, options.base_dir))
         return cache[0]
 
-    rendering = Rendering(rl.items, spec, catalog_objects)
-    if rendering.renderer is None:  # migrate mode
-        return rendering.finish([])
-    n = len(rendering.items)
-    if halves is not None and n >= SPLIT_MIN_ITEMS and not spec.validate_output:
-        return rendering.finish(halves.render(rl, rendering))
-    return rendering.finish([rendering.item(i) for i in range(n)])
+    def split(rendering: Rendering) -> list[ItemOutcome] | None:
+        if halves is None or len(rendering.items) < SPLIT_MIN_ITEMS or spec.validate_output:
+            return None
+        return halves.render(rl, rendering)
+
+    return render(rl.items, spec, catalog_objects, split)
 
 
 def _catalog_objects(catalog_spec: Any, base_dir: Path | None) -> Sequence[Obj]:

@@ -327,10 +327,16 @@ class Rendering:
         return out, results
 
 
-def render(items: list[Obj], spec: RendererSpec,
-           catalog_objects: Callable[[], Sequence[Obj]]) -> tuple[list[Obj], list[Result]]:
-    """Process every VirtualMachine in ``items`` (input order); other items pass through untouched."""
+def render(items: list[Obj], spec: RendererSpec, catalog_objects: Callable[[], Sequence[Obj]],
+           split: Callable[[Rendering], list[ItemOutcome] | None] | None = None) -> tuple[list[Obj], list[Result]]:
+    """Process every VirtualMachine in ``items`` (input order); other items pass through untouched.
+
+    ``split``, when given, may render the items on two processes (``krm_fn.process.Halves``): it returns every
+    item's outcome in order, or None to leave them to this loop."""
     rendering = Rendering(items, spec, catalog_objects)
-    if rendering.renderer is None:
+    if rendering.renderer is None:  # migrate mode
         return rendering.finish([])
-    return rendering.finish([rendering.item(i) for i in range(len(rendering.items))])
+    outcomes = split(rendering) if split is not None else None
+    if outcomes is None:
+        outcomes = [rendering.item(i) for i in range(len(rendering.items))]
+    return rendering.finish(outcomes)

@@ -337,7 +337,7 @@ def dump_resource_list(rl: ResourceList, items: list[Obj], results: list[Obj], w
 
         def entries(lo: int, hi: int) -> str:
             for item in items[lo:hi]:
-                _write_entry(rl, part, item)
+                _write_item(rl, part, item, as_entry=True)
             return _take(part)
 
         out.append(write_parts(_write_costs(rl, items), entries, workers))
@@ -364,36 +364,31 @@ def _write_costs(rl: ResourceList, items: list[Any]) -> list[int]:
 
 def entry_texts(rl: ResourceList, items: list[Obj]) -> list[str]:
     """Each item's ``- `` entry, as :func:`dump_resource_list` writes it."""
-    e = Emitter()
-    e.shared = _shared_values(rl, items)
-    texts = []
-    for item in items:
-        _write_entry(rl, e, item)
-        texts.append(_take(e))
-    return texts
+    return _item_texts(rl, items, as_entry=True)
 
 
 def document_texts(rl: ResourceList, items: list[Obj]) -> list[str]:
     """Each item as a document, as :func:`dump_stream` writes it (without the ``---`` between documents)."""
+    return _item_texts(rl, items, as_entry=False)
+
+
+def _item_texts(rl: ResourceList, items: list[Obj], as_entry: bool) -> list[str]:
     e = Emitter()
     e.shared = _shared_values(rl, items)
     texts = []
     for item in items:
-        src = rl.as_document(item)
-        if src is not None:
-            texts.append(src)
-        else:
-            rl.emit_item(e, item, as_entry=False)
-            texts.append(_take(e))
+        _write_item(rl, e, item, as_entry)
+        texts.append(_take(e))
     return texts
 
 
-def _write_entry(rl: ResourceList, e: Emitter, item: Obj) -> None:
-    src = rl.as_entry(item)
+def _write_item(rl: ResourceList, e: Emitter, item: Obj, as_entry: bool) -> None:
+    """``item`` as an entry or a document: its source text when unchanged (or already written), else emitted."""
+    src = rl.as_entry(item) if as_entry else rl.as_document(item)
     if src is not None:
         e.out.append(src)
     else:
-        rl.emit_item(e, item, as_entry=True)
+        rl.emit_item(e, item, as_entry=as_entry)
 
 
 def dump_stream(rl: ResourceList, items: list[Obj], workers: int = 1) -> str:
@@ -408,11 +403,7 @@ def dump_stream(rl: ResourceList, items: list[Obj], workers: int = 1) -> str:
             item = items[i]
             if i:
                 out.append("---\n")
-            src = rl.as_document(item)
-            if src is not None:
-                out.append(src)
-            else:
-                rl.emit_item(e, item, as_entry=False)
+            _write_item(rl, e, item, as_entry=False)
         return _take(e)
 
     return write_parts(_write_costs(rl, items), documents, workers)
