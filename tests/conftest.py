@@ -2,15 +2,26 @@
 
 from __future__ import annotations
 
+import importlib
 import os
 import shutil
 import subprocess
 import sys
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
+
+
+def bench_module(name: str) -> ModuleType:
+    """A module of bench/: ``synth`` (the synthetic fleets) or ``run`` (the benchmark's renderer config)."""
+    sys.path.insert(0, str(REPO / "bench"))
+    try:
+        return importlib.import_module(name)
+    finally:
+        sys.path.pop(0)
 
 
 def shared_dir() -> Path:

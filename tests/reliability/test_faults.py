@@ -11,7 +11,6 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -19,7 +18,7 @@ import pytest
 
 from krm_fn.io.resourcelist import dump_stream, parse_resource_list
 from krm_fn.process import Options, run
-from tests.conftest import REPO, fn_command
+from tests.conftest import bench_module, fn_command
 
 pytestmark = pytest.mark.reliability
 
@@ -27,12 +26,7 @@ CFG = "apiVersion: kubevirt-krm.dev/v1alpha1\nkind: VirtualMachineRenderer\nmeta
 
 
 def _synth(vms: int) -> str:
-    sys.path.insert(0, str(REPO / "bench"))
-    try:
-        import synth  # type: ignore[import-not-found]
-    finally:
-        sys.path.pop(0)
-    text: str = synth.resource_list(vms)
+    text: str = bench_module("synth").resource_list(vms)
     return text
 
 

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import assert_clean_failure, run_fn
+from tests.conftest import bench_module, run_fn
 from tests.reliability.support import assert_one_line_failure, parse, renderer, resource_list, run_limited
 
 pytestmark = pytest.mark.reliability
@@ -290,11 +290,7 @@ def test_deeply_nested_catalog_file_fails_cleanly(tmp_path: Path, depth: int) ->
 # --- a 100 MB input --------------------------------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def input_100mb(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
-    try:
-        import synth  # type: ignore[import-not-found]
-    finally:
-        sys.path.pop(0)
+    synth = bench_module("synth")
     path = tmp_path_factory.mktemp("big") / "rl-100mb.yaml"
     n = 70_000  # ~1.44 KB per VM
     path.write_text(synth.resource_list(n))

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import sys
 from typing import Any
 
 import pytest
@@ -11,13 +10,9 @@ import pytest
 import krm_fn.process as process_module
 from krm_fn.io import split
 from krm_fn.process import Options, process
-from tests.conftest import REPO
+from tests.conftest import bench_module
 
-sys.path.insert(0, str(REPO / "bench"))
-try:
-    from synth import resource_list
-finally:
-    sys.path.pop(0)
+resource_list = bench_module("synth").resource_list
 
 VMS = 120
 

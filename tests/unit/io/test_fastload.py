@@ -25,7 +25,7 @@ from krm_fn.io import fastload
 from krm_fn.io.emitter import dump
 from krm_fn.io.loader import load_documents
 from krm_fn.io.resourcelist import parse_resource_list
-from tests.conftest import REPO, shared_dir
+from tests.conftest import REPO, bench_module, shared_dir
 
 HEAD = "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\n"
 TAIL = "functionConfig:\n  apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: fn\n"
@@ -95,13 +95,8 @@ def agree(text: str) -> bool:
 # --- the lane applies where it should -------------------------------------------------------------
 
 def test_synthetic_fleet_takes_the_lane_without_a_single_fallback(monkeypatch: pytest.MonkeyPatch) -> None:
-    sys.path.insert(0, str(REPO / "bench"))
-    try:
-        from synth import resource_list as synth
-    finally:
-        sys.path.pop(0)
     count = Count(monkeypatch)
-    assert agree(synth(300))
+    assert agree(bench_module("synth").resource_list(300))
     assert count.exact == 0
 
 

@@ -3,23 +3,17 @@
 from __future__ import annotations
 
 import os
-import sys
 
 import pytest
 
 from krm_fn.io import split
 from krm_fn.process import Options, process
-from tests.conftest import REPO
+from tests.conftest import bench_module
 
 
 def _fleet(vms: int, mode: str) -> bytes:
-    sys.path.insert(0, str(REPO / "bench"))
-    try:
-        from run import RENDERER
-        from synth import resource_list
-    finally:
-        sys.path.pop(0)
-    return (resource_list(vms) + RENDERER.format(mode=mode)).encode()
+    renderer: str = bench_module("run").RENDERER
+    return (bench_module("synth").resource_list(vms) + renderer.format(mode=mode)).encode()
 
 
 @pytest.mark.parametrize("mode", ["revisions", "expand"])
