@@ -4,7 +4,8 @@ What an object must satisfy to be accepted by a Kubernetes API server running Ku
 
 * **Schema** (the packaged KubeVirt OpenAPI document, :mod:`krm_fn.schema`, compiled once): every field
   known, of the right JSON type, in its enum, required fields present, integers in their ``int32``/``int64``
-  range, quantities parseable, timestamps RFC 3339. Unknown fields are errors everywhere (``metadata`` and
+  range and in the bounds the CRDs add (``tools/gen_schema.py`` ``CRD_BOUNDS``), quantities parseable,
+  timestamps RFC 3339. Unknown fields are errors everywhere (``metadata`` and
   ``status`` included): stricter than the API server, which prunes them.
 * **Object metadata** (apimachinery ``ValidateObjectMeta``): ``metadata.name`` a DNS-1123 subdomain
   (<= 253), ``namespace`` a DNS-1123 label and absent on cluster-scoped kinds, label keys/values and
@@ -154,10 +155,13 @@ def _walk(value: Any, node: Node, path: FieldPath, out: list[Problem]) -> None: 
         if not ok:
             out.append((dotted(path), f"must be of type {' or '.join(types)}, got {jt or vt.__name__}"))
             return
-        if node.fmt in _INT_RANGE and jt in ("integer", "number"):
-            low, high = _INT_RANGE[node.fmt]
-            if not low <= value <= high:
-                out.append((dotted(path), f"{value} is out of the {node.fmt} range"))
+        if node.fmt in _INT_RANGE and jt in ("integer", "number") \
+                and not _INT_RANGE[node.fmt][0] <= value <= _INT_RANGE[node.fmt][1]:
+            out.append((dotted(path), f"{value} is out of the {node.fmt} range"))
+        elif node.minimum is not None and jt in ("integer", "number") and value < node.minimum:
+            out.append((dotted(path), f"must be at least {node.minimum}, got {value}"))
+        elif node.maximum is not None and jt in ("integer", "number") and value > node.maximum:
+            out.append((dotted(path), f"must be at most {node.maximum}, got {value}"))
         elif node.fmt == "date-time" and jt == "string" and not _DATE_TIME_RE.fullmatch(value):
             out.append((dotted(path), f"{value!r} is not an RFC 3339 date-time"))
     if node.enum is not None and value not in node.enum:

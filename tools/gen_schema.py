@@ -34,6 +34,14 @@ ROOTS = (
 )
 KEEP_FORMATS = {"date-time", "int-or-string", "int32", "int64"}
 
+# What the CRDs virt-operator installs check and the swagger document lacks: bounds from kubebuilder markers on
+# the Go types (``staging/src/kubevirt.io/api/instancetype/v1beta1/types.go``), as they appear in
+# ``pkg/virt-operator/resource/generate/components/validations_generated.go`` (the API server checks them before
+# any webhook). Only the instancetype/preference kinds: virt-api validates the VM against the swagger alone.
+CRD_BOUNDS: dict[tuple[str, str], dict[str, int]] = {
+    ("v1beta1.MemoryInstancetype", "overcommitPercent"): {"minimum": 0, "maximum": 100},
+}
+
 
 def _ref_name(ref: str) -> str:
     return ref.rsplit("/", 1)[-1]
@@ -113,12 +121,16 @@ def build(swagger: dict[str, Any]) -> dict[str, Any]:
         for pname in sorted(props):
             p = _compact(props[pname])
             p["go"] = _go_code(name, pname, props[pname])
+            p.update(CRD_BOUNDS.get((name, pname), {}))
             cprops[pname] = p
         if props or d.get("type") == "object" and "additionalProperties" not in d:
             cd["properties"] = cprops
         if d.get("required"):
             cd["required"] = list(d["required"])
         out_defs[name] = cd
+    for defn, prop in CRD_BOUNDS:  # a renamed field must not silently lose its bounds
+        if prop not in out_defs.get(defn, {}).get("properties", {}):
+            raise SystemExit(f"CRD_BOUNDS: {defn} has no property {prop}")
     # every Go table entry must name a real property (catches typos)
     for defn, table in GO_FIELDS.items():
         if defn not in out_defs:

@@ -47,7 +47,7 @@ class Node:
     """One compiled schema node. ``props`` maps a property to ``(child, go_code)``."""
 
     __slots__ = ("kind", "types", "nullable", "enum", "props", "required", "closed", "must", "items",
-                 "values", "fmt", "name", "fast", "accept", "check", "enc")
+                 "values", "fmt", "name", "fast", "accept", "check", "enc", "minimum", "maximum")
 
     def __init__(self, name: str = "") -> None:
         self.name = name
@@ -62,6 +62,9 @@ class Node:
         self.items: Node | None = None
         self.values: Node | None = None
         self.fmt = ""
+        # inclusive bounds of a number (the CRD's, ``tools/gen_schema.py`` CRD_BOUNDS; not in virt-api's document)
+        self.minimum: int | None = None
+        self.maximum: int | None = None
         # exact Python types a valid value of this scalar node can have without further checks
         self.fast: frozenset[type] = frozenset()
         # ``fast`` plus ``NoneType`` when null is valid here: values the validator accepts without a look
@@ -116,6 +119,8 @@ class Schema:
         if "enum" in schema:
             node.enum = tuple(schema["enum"])
         node.fmt = schema.get("format", "")
+        node.minimum = schema.get("minimum")
+        node.maximum = schema.get("maximum")
         if node.name == QUANTITY_DEF:
             node.kind = QTY
         elif "properties" in schema:
@@ -150,6 +155,8 @@ class Schema:
                 node.fast = frozenset(t for name in types for t in _FAST_TYPES.get(name, ()))
                 if "integer" in types and node.fmt in _INT_FORMATS:
                     node.fast -= {int}  # checked for range
+                if node.minimum is not None or node.maximum is not None:
+                    node.fast -= {int, float}  # checked against the bounds
         else:
             node.kind = ANY
         if not types or "null" in types or node.nullable:
