@@ -220,14 +220,18 @@ def _config_result(fn_config: Obj | None, path: str, message: str) -> Result:
 def _generate(rl: ResourceList, config: Config, options: Options) -> tuple[list[Obj], list[Result]]:
     from krm_fn.catalog import generate
 
+    from krm_fn.kubevirt.webhooks import admission
+
     generated = generate(config.spec, options.base_dir)
     directory = _config_dir(config.source)
     items = upsert(rl.items, generated, directory)
+    keys = {object_key(obj) for obj in generated}  # what the cluster would make of each object we emit
+    results = admission.results(item for item in items if object_key(item) in keys)
     if not config.spec.validate_output:
-        return items, []
+        return items, results
     from krm_fn.validate import output_results
 
-    return items, output_results(rl.items, items)
+    return items, results + output_results(rl.items, items)
 
 
 def _config_dir(fn_config: Obj | None) -> str:

@@ -21,11 +21,12 @@ from krm_fn.index import WRAPPER_KINDS, Index, iter_objects, namespace_of
 from krm_fn.kube.api import ANN_INDEX, ANN_LEGACY_INDEX, ANN_LEGACY_PATH, ANN_PATH, KIND_CONTROLLER_REVISION, \
     KIND_VM, VM_API_VERSION
 from krm_fn.kube.paths import Obj, get
+from krm_fn.kubevirt.webhooks import admission
 from krm_fn.render_spec import Mode, RendererSpec, RevisionsSpec
 from krm_fn.results import Result
 from krm_fn.revisions import LABEL_OBJECT_NAME, LABEL_OBJECT_VERSION, PinnedContent, build_pinned_revision, is_instancetype_revision, \
     revision_data, with_sync_wave
-from krm_fn.validate import Problem, metadata_problems, validate_object
+from krm_fn.validate import Problem, metadata_problems
 
 __all__ = ["Mode", "RendererSpec", "RevisionsSpec", "is_vm", "render"]
 
@@ -69,7 +70,6 @@ class _Renderer:
         self._emitted: set[tuple[str, str]] = set()
         self._next_index: dict[str, int] = {}
         self._content: dict[int, PinnedContent] = {}  # per object (id): revision data computed once
-        self._invalid: dict[int, list[str]] = {}  # per referenced object (id): its validation problems
         for obj in iter_objects(items):
             ann = _annotations(obj)
             path = ann.get(ANN_PATH) or ann.get(ANN_LEGACY_PATH)
@@ -107,7 +107,7 @@ class _Renderer:
 
     def input_problem(self, vm: Obj) -> tuple[str | None, str] | None:
         """What the API server would refuse before KubeVirt sees the VM (its metadata), or a referenced
-        instancetype/preference that is not a valid object: (field path, message), or None."""
+        instancetype/preference the cluster would refuse: (field path, message), or None."""
         found: list[Problem] = []
         meta = vm.get("metadata")
         if isinstance(meta, dict):
@@ -124,6 +124,11 @@ class _Renderer:
         if found:
             path, message = found[0]
             return path, f"{path}: {message}"
+        return self.refused_reference(vm)
+
+    def refused_reference(self, vm: Obj) -> tuple[str | None, str] | None:
+        """A matcher naming an instancetype/preference (among the items or in the catalog) that the cluster
+        would refuse to store (:mod:`krm_fn.kubevirt.webhooks.admission`): (field path, message), or None."""
         spec = vm.get("spec")
         for family in FAMILIES:
             matcher = spec.get(family) if isinstance(spec, dict) else None
@@ -134,13 +139,12 @@ class _Renderer:
                 kind, obj = find_object(vm, family, self.index)
             except FindError:
                 continue  # the engine reports it with KubeVirt's wording
-            invalid = self._invalid.get(id(obj))
-            if invalid is None:
-                invalid = self._invalid[id(obj)] = validate_object(obj)
-            if invalid:
-                more = f" (and {len(invalid) - 1} more)" if len(invalid) > 1 else ""
-                return (f"spec.{family}", f"the {kind} {matcher['name']!r} this VM uses is not a valid object: "
-                                          f"{invalid[0]}{more}")
+            refused = admission.refused(obj, self.index.memo)
+            if refused:
+                more = f" (and {len(refused) - 1} more)" if len(refused) > 1 else ""
+                return (f"spec.{family}", f"the {kind} {matcher['name']!r} this VM uses would be refused by the "
+                                          f"cluster, so it will not exist there: "
+                                          f"{admission.describe(refused[0], obj)}{more}")
         return None
 
     def _vm(self, vm: Obj) -> Obj:
@@ -156,6 +160,12 @@ class _Renderer:
             self.results.append(Result.for_object(r.message, vm, field_path=r.field_path,
                                                   tags=(("stage", r.stage),)))
             return vm
+        if outcome.inferred is not None and outcome.inferred is not checked:  # inferFromVolume named objects
+            problem = self.refused_reference(outcome.inferred)
+            if problem is not None:
+                self.results.append(Result.for_object(problem[1], vm, field_path=problem[0],
+                                                      tags=(("stage", "input"),)))
+                return vm
         if mode == "expand":
             return outcome.expanded if outcome.expanded is not None else vm
         if mode == "revisions" and has_matchers(vm):
@@ -299,6 +309,8 @@ class Rendering:
             self.items, self.results = items, deprecation_infos(items)
         self.renderer = _Renderer(spec, Index(self.items, catalog_objects), self.items) \
             if spec.mode != "migrate" else None
+        # every instancetype/preference among the items, as the cluster would admit it (errors, warnings)
+        self.results += admission.results(self.items, self.renderer.index.memo if self.renderer else None)
 
     def item(self, i: int) -> ItemOutcome:
         r = self.renderer

@@ -1,0 +1,54 @@
+"""The instancetype validating webhooks (``virtualmachineinstancetype-validator`` and
+``virtualmachineclusterinstancetype-validator.instancetype.kubevirt.io``).
+
+Upstream: ``pkg/instancetype/webhooks/admitter.go`` (``ValidateInstanceTypeSpec``, ``checkForDeprecatedFields``).
+Semantics: ``shared/docs/kubevirt-semantics.md`` §13.4.
+
+The webhook works on the decoded Go struct: a value of the wrong JSON type never reaches it (the schema refuses
+the object first, :mod:`krm_fn.kubevirt.webhooks.admission`), so such values are skipped here.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+from krm_fn.kubevirt.webhooks import Problem
+
+OVERCOMMIT_PATH: Final = "spec.memory.overcommitPercent"
+HUGEPAGES_PATH: Final = "spec.memory.hugepages"
+LAUNCH_SECURITY_PATH: Final = "spec.launchSecurity"
+LAUNCH_SECURITY_WARNING: Final = \
+    "launchSecurity is deprecated and will be removed in a future release. Use preference instead."
+
+
+def _memory(spec: Any) -> dict[str, Any]:
+    memory = spec.get("memory") if isinstance(spec, dict) else None
+    return memory if isinstance(memory, dict) else {}
+
+
+def validate_spec(spec: Any) -> list[Problem]:
+    """The causes the webhook refuses ``spec`` with, in its order (empty: admitted)."""
+    memory = _memory(spec)
+    percent = memory.get("overcommitPercent")
+    if type(percent) is not int:  # absent (0 in Go) or not decodable
+        return []
+    causes: list[Problem] = []
+    if not 0 <= percent <= 100:
+        causes.append(Problem("error", OVERCOMMIT_PATH,
+                              f"{OVERCOMMIT_PATH} '{percent}': must be in range between 0 and 100."))
+    if percent != 0 and memory.get("hugepages") is not None:
+        causes.append(Problem("error", OVERCOMMIT_PATH,
+                              f"{OVERCOMMIT_PATH} and {HUGEPAGES_PATH} should not be requested together."))
+    return causes
+
+
+def warnings(spec: Any) -> list[Problem]:
+    """The warnings of an admitted ``spec`` (deprecated fields)."""
+    if isinstance(spec, dict) and spec.get("launchSecurity") is not None:
+        return [Problem("warning", LAUNCH_SECURITY_PATH, LAUNCH_SECURITY_WARNING)]
+    return []
+
+
+def admit(spec: Any) -> list[Problem]:
+    """What the webhook answers for ``spec``: its causes, or, when there are none, its warnings."""
+    return validate_spec(spec) or warnings(spec)
