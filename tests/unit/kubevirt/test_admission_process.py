@@ -1,0 +1,230 @@
+"""Issue 15, point 1, end to end through ``krm_fn.process.process``: an instancetype or preference KubeVirt would
+refuse gets an error result naming it (resourceRef, field path, KubeVirt's message) in every mode, a VM using it
+gets one too (that object will not exist in the cluster), and the run exits 1; warnings exit 0.
+
+Expected causes are upstream's texts: ``pkg/instancetype/webhooks/admitter.go`` and
+``pkg/instancetype/preference/webhooks/admitter.go``; the webhook names are those of
+``pkg/virt-operator/resource/generate/components/webhooks.go``; the API server frames a rejection by an admission
+webhook as ``admission webhook "<name>" denied the request: <causes>``.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from krm_fn.process import Options, process
+
+V1BETA1 = "instancetype.kubevirt.io/v1beta1"
+IT_WEBHOOK = 'admission webhook "virtualmachineclusterinstancetype-validator.instancetype.kubevirt.io" denied ' \
+             'the request: '
+PREF_WEBHOOK = 'admission webhook "virtualmachineclusterpreference-validator.instancetype.kubevirt.io" denied ' \
+               'the request: '
+MODES = ("revisions", "expand", "validate", "migrate")
+
+
+def instancetype(name: str = "it", cpu: Any = None, **memory: Any) -> dict[str, Any]:
+    return {"apiVersion": V1BETA1, "kind": "VirtualMachineClusterInstancetype", "metadata": {"name": name},
+            "spec": {"cpu": {"guest": 4} if cpu is None else cpu, "memory": {"guest": "2Gi", **memory}}}
+
+
+def preference(name: str = "pref", **spec: Any) -> dict[str, Any]:
+    return {"apiVersion": V1BETA1, "kind": "VirtualMachineClusterPreference", "metadata": {"name": name},
+            "spec": spec}
+
+
+def vm(name: str = "vm", **matchers: Any) -> dict[str, Any]:
+    return {"apiVersion": "kubevirt.io/v1", "kind": "VirtualMachine", "metadata": {"name": name, "namespace": "ns"},
+            "spec": {**matchers, "runStrategy": "Halted", "template": {"spec": {"domain": {"devices": {}}}}}}
+
+
+def renderer(mode: str, **spec: Any) -> dict[str, Any]:
+    return {"apiVersion": "kubevirt-krm.dev/v1alpha1", "kind": "VirtualMachineRenderer",
+            "metadata": {"name": "render"}, "spec": {"mode": mode, "catalog": {"builtin": "none"}, **spec}}
+
+
+def run(items: list[Any], config: dict[str, Any], base_dir: Path | None = None) -> tuple[list[dict[str, Any]], int]:
+    rl = {"apiVersion": "config.kubernetes.io/v1", "kind": "ResourceList", "items": items, "functionConfig": config}
+    out = process(yaml.safe_dump(rl, sort_keys=False).encode(), Options(base_dir=base_dir))
+    results = yaml.safe_load(out.data).get("results") or []
+    return [r for r in results if r.get("severity") in ("error", "warning")], out.exit_code
+
+
+def about(results: list[dict[str, Any]], kind: str, name: str) -> list[dict[str, Any]]:
+    """The results about one object, but those of the migrate step (its own rewrites, tagged ``migrate``)."""
+    return [r for r in results if r.get("resourceRef", {}).get("kind") == kind
+            and r.get("resourceRef", {}).get("name") == name and r.get("tags", {}).get("stage") != "migrate"]
+
+
+# the issue's examples: (object, field, message the object is refused with)
+CASES = [
+    pytest.param(instancetype(overcommitPercent=150), "spec.memory.overcommitPercent",
+                 IT_WEBHOOK + "spec.memory.overcommitPercent '150': must be in range between 0 and 100.",
+                 id="overcommit-150"),
+    pytest.param(instancetype(overcommitPercent=10, hugepages={"pageSize": "2Mi"}), "spec.memory.overcommitPercent",
+                 IT_WEBHOOK + "spec.memory.overcommitPercent and spec.memory.hugepages should not be requested "
+                              "together.", id="overcommit-with-hugepages"),
+    # the CRD (required: [guest]) refuses it before the webhook; our schema wording, the API server's frame
+    pytest.param(instancetype(cpu={}), "spec.cpu.guest",
+                 'VirtualMachineClusterInstancetype.instancetype.kubevirt.io "it" is invalid: spec.cpu.guest: '
+                 'required field is missing', id="no-cpu.guest"),
+    pytest.param(preference(cpu={"preferredCPUTopology": "bogus"}), "spec.cpu.preferredCPUTopology",
+                 PREF_WEBHOOK + "unknown preferredCPUTopology bogus", id="topology-bogus"),
+    pytest.param(preference(cpu={"preferredCPUTopology": "spread", "spreadOptions": {"across": "Nowhere"}}),
+                 "spec.cpu.spreadOptions.across", PREF_WEBHOOK + "across Nowhere is not supported",
+                 id="across-nowhere"),
+    pytest.param(preference(cpu={"preferredCPUTopology": "spread",
+                                 "spreadOptions": {"across": "CoresThreads", "ratio": 3}}),
+                 "spec.cpu.spreadOptions.ratio",
+                 PREF_WEBHOOK + "only a ratio of 2 (1 core 2 threads) is allowed when spreading vCPUs over cores "
+                                "and threads", id="cores-threads-ratio-3"),
+    pytest.param(preference(preferSpreadSocketToCoreRatio=3,
+                            cpu={"preferredCPUTopology": "preferSpread", "spreadOptions": {"across": "CoresThreads"}}),
+                 "spec.cpu.spreadOptions.ratio",
+                 PREF_WEBHOOK + "only a ratio of 2 (1 core 2 threads) is allowed when spreading vCPUs over cores "
+                                "and threads", id="cores-threads-legacy-ratio-3"),
+]
+
+
+def _uses(obj: dict[str, Any]) -> dict[str, Any]:
+    family = "instancetype" if "Instancetype" in obj["kind"] else "preference"
+    return {family: {"name": obj["metadata"]["name"]}}
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize(("obj", "field", "message"), CASES)
+def test_refused_object_and_the_vm_using_it(mode: str, obj: dict[str, Any], field: str, message: str) -> None:
+    ok = vm("ok")
+    results, code = run([obj, vm("uses-it", **_uses(obj)), ok], renderer(mode))
+    assert code == 1
+    assert about(results, obj["kind"], obj["metadata"]["name"]) == [{
+        "message": message, "severity": "error",
+        "resourceRef": {"apiVersion": V1BETA1, "kind": obj["kind"], "name": obj["metadata"]["name"]},
+        "field": {"path": field}, "tags": {"stage": "admit" if message.startswith("admission") else "schema"}}]
+    assert about(results, "VirtualMachine", "ok") == []
+    used = about(results, "VirtualMachine", "uses-it")
+    if mode == "migrate":  # migrate rewrites legacy objects only; VMs are not rendered against anything
+        assert used == []
+        return
+    family = next(iter(_uses(obj)))
+    assert [(r["severity"], r["field"]["path"]) for r in used] == [("error", f"spec.{family}")]
+    assert used[0]["message"] == (f"the {obj['kind']} {obj['metadata']['name']!r} this VM uses would be refused by "
+                                  f"the cluster, so it will not exist there: {message}")
+
+
+def test_every_problem_of_an_object_is_reported() -> None:
+    it = instancetype(cpu={}, overcommitPercent=150, hugepages={"pageSize": "2Mi"})
+    results, code = run([it, vm(instancetype={"name": "it"})], renderer("validate"))
+    assert code == 1
+    assert [(r["field"]["path"], r["message"]) for r in about(results, it["kind"], "it")] == [
+        ("spec.cpu.guest", 'VirtualMachineClusterInstancetype.instancetype.kubevirt.io "it" is invalid: '
+                           'spec.cpu.guest: required field is missing'),
+        ("spec.memory.overcommitPercent",
+         IT_WEBHOOK + "spec.memory.overcommitPercent '150': must be in range between 0 and 100."),
+        ("spec.memory.overcommitPercent",
+         IT_WEBHOOK + "spec.memory.overcommitPercent and spec.memory.hugepages should not be requested together."),
+    ]
+    vm_results = about(results, "VirtualMachine", "vm")
+    assert len(vm_results) == 1 and vm_results[0]["message"].endswith("required field is missing (and 2 more)")
+
+
+@pytest.mark.parametrize("mode", ("revisions", "expand", "validate"))
+def test_warnings_keep_the_exit_code_zero(mode: str) -> None:
+    """KubeVirt admits these with a warning: a warning result each, the VM renders as before."""
+    pref = preference(cpu={"preferredCPUTopology": "preferCores"})
+    it = {**instancetype(), "spec": {**instancetype()["spec"], "launchSecurity": {}}}
+    results, code = run([it, pref, vm(instancetype={"name": "it"}, preference={"name": "pref"})], renderer(mode))
+    assert code == 0
+    assert [(r["severity"], r["resourceRef"]["kind"], r["field"]["path"], r["message"]) for r in results] == [
+        ("warning", it["kind"], "spec.launchSecurity",
+         "launchSecurity is deprecated and will be removed in a future release. Use preference instead."),
+        ("warning", pref["kind"], "spec.cpu.preferredCPUTopology",
+         "PreferredCPUTopology preferCores is deprecated for removal in a future release, please use cores instead"),
+    ]
+
+
+def test_migrate_checks_the_objects_it_would_write() -> None:
+    """``migrate: true`` rewrites preferCores to cores first: what would be applied has nothing to warn about."""
+    pref = preference(cpu={"preferredCPUTopology": "preferCores"})
+    results, code = run([pref], renderer("validate", migrate=True))
+    assert code == 0 and about(results, pref["kind"], "pref") == []
+
+
+def test_objects_inside_list_wrappers_are_checked() -> None:
+    obj = instancetype(overcommitPercent=150)
+    results, code = run([{"apiVersion": "v1", "kind": "List", "metadata": {"name": "l"}, "items": [obj]}],
+                        renderer("revisions"))
+    assert code == 1 and [r["field"]["path"] for r in about(results, obj["kind"], "it")] == [
+        "spec.memory.overcommitPercent"]
+
+
+CATALOG = """\
+sizes:
+  small: {cpu: 2, memory: 2Gi}
+series:
+  cx:
+    version: 1
+    sizes: [small]
+preferences:
+  fine: {spec: {cpu: {preferredCPUTopology: spread}}}
+  threads3: {spec: {cpu: {preferredCPUTopology: spread, spreadOptions: {across: CoresThreads, ratio: 3}}}}
+"""
+RATIO_ERROR = "only a ratio of 2 (1 core 2 threads) is allowed when spreading vCPUs over cores and threads"
+
+
+def _write_catalog(tmp_path: Path) -> Path:
+    (tmp_path / "catalog.yaml").write_text(textwrap.dedent(CATALOG))
+    return tmp_path
+
+
+def test_a_vm_using_a_refused_object_of_the_fallback_catalog(tmp_path: Path) -> None:
+    base = _write_catalog(tmp_path)
+    config = renderer("expand", catalog={"path": "catalog.yaml"})
+    results, code = run([vm("a", instancetype={"name": "cx1.small"}, preference={"name": "threads3"}),
+                         vm("b", instancetype={"name": "cx1.small"}, preference={"name": "fine"})], config, base)
+    assert code == 1
+    assert [(r["resourceRef"]["name"], r["field"]["path"]) for r in results] == [("a", "spec.preference")]
+    assert results[0]["message"] == (
+        "the VirtualMachineClusterPreference 'threads3' this VM uses would be refused by the cluster, so it will "
+        f"not exist there: {PREF_WEBHOOK}{RATIO_ERROR}")
+
+
+def test_the_catalog_generator_reports_every_refused_object_it_emits(tmp_path: Path) -> None:
+    base = _write_catalog(tmp_path)
+    config = {"apiVersion": "kubevirt-krm.dev/v1alpha1", "kind": "InstancetypeCatalog",
+              "metadata": {"name": "gen"}, "spec": {"path": "catalog.yaml"}}
+    results, code = run([], config, base)
+    assert code == 1
+    assert [(r["resourceRef"]["kind"], r["resourceRef"]["name"], r["field"]["path"], r["message"],
+             r["file"]["path"]) for r in results] == [
+        ("VirtualMachineClusterPreference", "threads3", "spec.cpu.spreadOptions.ratio", PREF_WEBHOOK + RATIO_ERROR,
+         "virtualmachineclusterpreferences.yaml"),
+        ("VirtualMachinePreference", "threads3", "spec.cpu.spreadOptions.ratio",
+         'admission webhook "virtualmachinepreference-validator.instancetype.kubevirt.io" denied the request: '
+         + RATIO_ERROR, "virtualmachinepreferences.yaml"),
+    ]
+
+
+def test_the_builtin_catalog_generates_without_a_problem() -> None:
+    config = {"apiVersion": "kubevirt-krm.dev/v1alpha1", "kind": "InstancetypeCatalog",
+              "metadata": {"name": "gen"}, "spec": {}}
+    results, code = run([], config)
+    assert code == 0 and results == []
+
+
+def test_a_vm_whose_inferred_instancetype_is_refused() -> None:
+    """``inferFromVolume`` names the object through a PVC label: the VM still gets the error."""
+    pvc = {"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": {"name": "disk", "namespace": "ns",
+           "labels": {"instancetype.kubevirt.io/default-instancetype": "it"}}, "spec": {}}
+    inferred = vm("inferred", instancetype={"inferFromVolume": "root"})
+    inferred["spec"]["template"]["spec"]["volumes"] = [{"name": "root", "persistentVolumeClaim": {"claimName": "disk"}}]
+    results, code = run([instancetype(overcommitPercent=150), pvc, inferred], renderer("expand"))
+    assert code == 1
+    used = about(results, "VirtualMachine", "inferred")
+    assert [(r["severity"], r["field"]["path"]) for r in used] == [("error", "spec.instancetype")]
+    assert used[0]["message"].endswith(
+        IT_WEBHOOK + "spec.memory.overcommitPercent '150': must be in range between 0 and 100.")
