@@ -25,7 +25,7 @@ from krm_fn.kube.api import (
     KIND_CATALOG,
 )
 from krm_fn.kube.paths import Obj
-from krm_fn.results import FileRef, ResourceRef, Result, exit_code
+from krm_fn.results import FileRef, ResourceRef, Result, exit_code, not_yet_said
 
 if TYPE_CHECKING:  # imported lazily at run time (start-up time)
     from krm_fn.io.split import Child
@@ -231,7 +231,7 @@ def _generate(rl: ResourceList, config: Config, options: Options) -> tuple[list[
         return items, results
     from krm_fn.validate import output_results
 
-    return items, results + output_results(rl.items, items)
+    return items, results + not_yet_said(results, output_results(rl.items, items))
 
 
 def _config_dir(fn_config: Obj | None) -> str:

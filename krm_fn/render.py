@@ -23,7 +23,7 @@ from krm_fn.kube.api import ANN_INDEX, ANN_LEGACY_INDEX, ANN_LEGACY_PATH, ANN_PA
 from krm_fn.kube.paths import Obj, get
 from krm_fn.kubevirt.webhooks import admission
 from krm_fn.render_spec import Mode, RendererSpec, RevisionsSpec
-from krm_fn.results import Result
+from krm_fn.results import Result, not_yet_said
 from krm_fn.revisions import LABEL_OBJECT_NAME, LABEL_OBJECT_VERSION, PinnedContent, build_pinned_revision, is_instancetype_revision, \
     revision_data, with_sync_wave
 from krm_fn.validate import Problem, metadata_problems
@@ -335,7 +335,7 @@ class Rendering:
         if self.spec.validate_output:
             from krm_fn.validate import output_results
 
-            return out, results + output_results(self.source, out)
+            return out, results + not_yet_said(results, output_results(self.source, out))
         return out, results
 
 

@@ -117,5 +117,12 @@ class Result:
         return " ".join(parts)
 
 
+def not_yet_said(said: list[Result], more: list[Result]) -> list[Result]:
+    """``more`` without the results about an (object, field) that ``said`` already has an error for: one problem
+    found by two checks (admission and ``validateOutput``) is reported once, by the first."""
+    seen = {(r.resource_ref, r.field_path) for r in said if r.severity == "error"}
+    return [r for r in more if (r.resource_ref, r.field_path) not in seen]
+
+
 def exit_code(results: list[Result]) -> int:
     return 1 if any(r.severity == "error" for r in results) else 0

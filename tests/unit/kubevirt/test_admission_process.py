@@ -228,3 +228,25 @@ def test_a_vm_whose_inferred_instancetype_is_refused() -> None:
     assert [(r["severity"], r["field"]["path"]) for r in used] == [("error", "spec.instancetype")]
     assert used[0]["message"].endswith(
         IT_WEBHOOK + "spec.memory.overcommitPercent '150': must be in range between 0 and 100.")
+
+
+def test_validate_output_does_not_repeat_what_admission_said() -> None:
+    """A migrated object is new output, so ``validateOutput`` checks it too: each problem is reported once."""
+    legacy = {**instancetype(cpu={}), "apiVersion": "instancetype.kubevirt.io/v1alpha2"}
+    results, code = run([legacy], renderer("migrate", validateOutput=True))
+    assert code == 1
+    assert [(r["field"]["path"], r["tags"]["stage"]) for r in about(results, legacy["kind"], "it")] == [
+        ("spec.cpu.guest", "schema")]
+
+
+def test_not_yet_said_drops_only_a_second_error_about_the_same_object_and_field() -> None:
+    from krm_fn.results import Result, not_yet_said
+
+    it, other = instancetype(), instancetype("other")
+    said = [Result.for_object("admission", it, field_path="spec.cpu.guest"),
+            Result.for_object("a warning", it, "warning", field_path="spec.launchSecurity")]
+    more = [Result.for_object("output", it, field_path="spec.cpu.guest"),
+            Result.for_object("output", it, field_path="spec.memory.guest"),
+            Result.for_object("output", other, field_path="spec.cpu.guest"),
+            Result.for_object("output", it, field_path="spec.launchSecurity")]
+    assert not_yet_said(said, more) == more[1:]
