@@ -61,20 +61,24 @@ def admit(obj: Obj) -> list[Problem]:
 
 def admitted(obj: Obj, memo: dict[Any, Any] | None = None) -> list[Problem]:
     """:func:`admit`, computed once per object (by identity) when a ``memo`` is given."""
-    if memo is None:
-        return admit(obj)
-    key = (MEMO_KEY, id(obj))
-    found: list[Problem] | None = memo.get(key)
-    if found is None:
-        found = memo[key] = admit(obj)
-    return found
+    return _memoised(obj, memo)[0]
 
 
 def refused(obj: Obj, memo: dict[Any, Any] | None = None) -> list[Problem]:
     """The errors ``obj`` is refused with (empty when it is not a :func:`covers` object or is admitted)."""
-    if not covers(obj):
-        return []
-    return [p for p in admitted(obj, memo) if p.severity == "error"]
+    return _memoised(obj, memo)[1]
+
+
+def _memoised(obj: Obj, memo: dict[Any, Any] | None) -> tuple[list[Problem], list[Problem]]:
+    """(every problem, the errors) of ``obj``; once per object and ``memo`` (every VM asks about its objects)."""
+    key = (MEMO_KEY, id(obj))
+    found: tuple[list[Problem], list[Problem]] | None = memo.get(key) if memo is not None else None
+    if found is None:
+        problems = admit(obj) if covers(obj) else []
+        found = (problems, [p for p in problems if p.severity == "error"])
+        if memo is not None:
+            memo[key] = found
+    return found
 
 
 def describe(problem: Problem, obj: Obj) -> str:

@@ -11,7 +11,7 @@ import yaml
 
 from krm_fn.catalog import CatalogSpec, builtin_names, generate
 from krm_fn.kubevirt.webhooks import Problem
-from krm_fn.kubevirt.webhooks.admission import admit, covers, describe, refused, results
+from krm_fn.kubevirt.webhooks.admission import admit, admitted, covers, describe, refused, results
 from krm_fn.validate import problems as schema_problems
 from tests.conftest import require_shared
 
@@ -113,12 +113,24 @@ def test_results_look_into_lists_and_name_each_object() -> None:
     ]
 
 
-def test_memo_computes_each_object_once() -> None:
+def test_memo_computes_each_object_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    from krm_fn.kubevirt.webhooks import admission
+
+    calls: list[int] = []
+    real = admission.admit
+
+    def counting(obj: dict[str, Any]) -> list[Problem]:
+        calls.append(id(obj))
+        return real(obj)
+
+    monkeypatch.setattr(admission, "admit", counting)
     memo: dict[Any, Any] = {}
-    it = instancetype(overcommitPercent=150)
-    first = refused(it, memo)
-    assert refused(it, memo) is not first  # a filtered copy of the memoised list
-    assert list(memo.values()) == [first]
+    it, other = instancetype(overcommitPercent=150), instancetype()
+    assert refused(it, memo) == admitted(it, memo) == [Problem("error", "spec.memory.overcommitPercent", RANGE_150)]
+    assert refused(other, memo) == [] and admitted(other, memo) == []
+    assert calls == [id(it), id(other)]
+    refused(it)  # without a memo: computed again
+    assert calls == [id(it), id(other), id(it)]
 
 
 # --- everything KubeVirt and common-instancetypes ship is admitted --------------------------------------------
