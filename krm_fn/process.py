@@ -219,7 +219,6 @@ def _config_result(fn_config: Obj | None, path: str, message: str) -> Result:
 
 def _generate(rl: ResourceList, config: Config, options: Options) -> tuple[list[Obj], list[Result]]:
     from krm_fn.catalog import generate
-
     from krm_fn.kubevirt.webhooks import admission
 
     generated = generate(config.spec, options.base_dir)
