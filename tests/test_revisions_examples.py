@@ -25,7 +25,7 @@ from krm_fn.index import WRAPPER_KINDS
 from krm_fn.io.emitter import Emitter
 from krm_fn.io.loader import load_documents
 from krm_fn.process import Options, process
-from krm_fn.revisions import (
+from krm_fn.kubevirt.revision import (
     LABEL_OBJECT_GENERATION,
     LABEL_OBJECT_KIND,
     LABEL_OBJECT_NAME,

@@ -21,7 +21,7 @@ import json
 from dataclasses import dataclass
 from typing import Any, Final
 
-from krm_fn.find import FAMILY_KINDS, FindError, Family, object_kind
+from krm_fn.kubevirt.find import FAMILY_KINDS, FindError, Family, object_kind
 from krm_fn.kube.api import (
     CLUSTER_SCOPED_KINDS,
     INSTANCETYPE_API_VERSION,
@@ -33,7 +33,7 @@ from krm_fn.kube.api import (
 )
 from krm_fn.kube.paths import Obj, get
 from krm_fn.migrate.common import FLAVOR_GROUP, current_kind, family_of, legacy_spec, target_kind
-from krm_fn.revisions import (
+from krm_fn.kubevirt.revision import (
     LABEL_OBJECT_GENERATION,
     LABEL_OBJECT_KIND,
     LABEL_OBJECT_NAME,

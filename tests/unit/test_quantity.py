@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 import yaml
 
-from krm_fn.quantity import Quantity, QuantityError, canonical, from_json, go_float_string, overcommit_request
+from krm_fn.kubevirt.quantity import Quantity, QuantityError, canonical, from_json, go_float_string, overcommit_request
 from tests.engine_support import conformance_dir
 
 

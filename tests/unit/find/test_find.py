@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from krm_fn.find import FindError, find_spec
+from krm_fn.kubevirt.find import FindError, find_spec
 from krm_fn.index import Index
 from tests.engine_support import instancetype, make_object, make_vm, preference
 

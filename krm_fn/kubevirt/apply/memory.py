@@ -1,13 +1,13 @@
 """Memory from the instancetype (``apply/memory.go``): only the first conflict is reported; the request
-for ``overcommitPercent`` uses KubeVirt's float32 arithmetic (:func:`krm_fn.quantity.overcommit_request`)."""
+for ``overcommitPercent`` uses KubeVirt's float32 arithmetic (:func:`krm_fn.kubevirt.quantity.overcommit_request`)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from krm_fn.conflict import Conflict, child
+from krm_fn.kubevirt.conflict import Conflict, child
 from krm_fn.kube.paths import Obj, copy_json, ensure_map, get2
-from krm_fn.quantity import from_json, overcommit_request
+from krm_fn.kubevirt.quantity import from_json, overcommit_request
 
 
 def validate_memory(base: Sequence[str], it: Obj, vmi: Obj) -> list[Conflict]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Final
 
 from krm_fn.kube.paths import Obj, get2
-from krm_fn.topology import (
+from krm_fn.kubevirt.topology import (
     ACROSS_CORES_THREADS,
     ACROSS_SOCKETS_CORES,
     ACROSS_SOCKETS_CORES_THREADS,

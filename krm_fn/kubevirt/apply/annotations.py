@@ -3,7 +3,7 @@ different value is a conflict at ``annotations.<key>`` (no base path); conflicts
 
 from __future__ import annotations
 
-from krm_fn.conflict import Conflict
+from krm_fn.kubevirt.conflict import Conflict
 from krm_fn.kube.paths import Obj
 
 

@@ -21,7 +21,7 @@ from krm_fn.kube.api import (
     VM_API_VERSION,
 )
 from krm_fn.kube.paths import Obj
-from krm_fn.schema import encode_object
+from krm_fn.kubevirt.schema import encode_object
 
 LABEL_OBJECT_GENERATION: Final = "instancetype.kubevirt.io/object-generation"
 LABEL_OBJECT_KIND: Final = "instancetype.kubevirt.io/object-kind"

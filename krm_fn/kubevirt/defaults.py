@@ -1,14 +1,14 @@
 """The defaults expand applies (``pkg/defaults/defaults.go`` ``SetDefaultVirtualMachineInstanceSpec``,
 ``pkg/util/util.go`` ``SetDefaultVolumeDisk``, ``pkg/network/vmispec/defaults.go``
-``SetDefaultNetworkInterface``), driven by :class:`krm_fn.cluster.ClusterConfig`."""
+``SetDefaultNetworkInterface``), driven by :class:`krm_fn.kubevirt.cluster.ClusterConfig`."""
 
 from __future__ import annotations
 
 from typing import Final
 
-from krm_fn.cluster import ClusterConfig
+from krm_fn.kubevirt.cluster import ClusterConfig
 from krm_fn.kube.paths import Obj, ensure_map, get2, get3
-from krm_fn.quantity import QuantityError, from_json
+from krm_fn.kubevirt.quantity import QuantityError, from_json
 
 DEFAULT_CPU_REQUEST: Final = "100m"
 MACHINE_TYPES: Final[dict[str, str]] = {

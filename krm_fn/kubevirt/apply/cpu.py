@@ -1,13 +1,13 @@
 """CPU from the instancetype (``apply/cpu.go``): conflicts first, then model, placement, NUMA, realtime,
-maxSockets and the guest topology (:mod:`krm_fn.topology`)."""
+maxSockets and the guest topology (:mod:`krm_fn.kubevirt.topology`)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from krm_fn.conflict import Conflict, child
+from krm_fn.kubevirt.conflict import Conflict, child
 from krm_fn.kube.paths import Obj, copy_json, ensure_map, get2
-from krm_fn.topology import guest_topology
+from krm_fn.kubevirt.topology import guest_topology
 
 
 def validate_cpu(base: Sequence[str], it: Obj, vmi: Obj) -> list[Conflict]:

@@ -2,13 +2,13 @@
 
 Stages (the first failure ends processing, see ``shared/conformance/README.md``):
 
-1. ``schema``: the OpenAPI validator of virt-api (:func:`krm_fn.schema.validate_vm`);
+1. ``schema``: the OpenAPI validator of virt-api (:func:`krm_fn.kubevirt.schema.validate_vm`);
 2. ``mutate``: matcher validation, ``inferFromVolume``, the preference values the webhook persists;
 3. ``admit``: on a copy: spread check, conflicts, defaults, preference requirements (lookup failures
    are ignored here);
 4. ``expand``: ``pkg/instancetype/expand`` on the mutated VM: default disks and pod network, instancetype
    and preference, ``SetDefaultVirtualMachineInstanceSpec``, matchers and status refs removed; the result
-   is what a Go round trip writes (:func:`krm_fn.schema.encode_shared`, only when the expanded VM is read:
+   is what a Go round trip writes (:func:`krm_fn.kubevirt.schema.encode_shared`, only when the expanded VM is read:
    :attr:`Outcome.expanded`).
 """
 
@@ -17,24 +17,24 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final, Literal
 
-from krm_fn.apply import VM_BASE, apply_to_vmi
-from krm_fn.cluster import ClusterConfig
-from krm_fn.conflict import Conflict, admission_message, expand_message
-from krm_fn.defaults import (
+from krm_fn.kubevirt.apply import VM_BASE, apply_to_vmi
+from krm_fn.kubevirt.cluster import ClusterConfig
+from krm_fn.kubevirt.conflict import Conflict, admission_message, expand_message
+from krm_fn.kubevirt.defaults import (
     DefaultsError,
     set_default_network_interface,
     set_default_vmi_spec,
     set_default_volume_disks,
 )
-from krm_fn.find import FindError, Found, find_spec
+from krm_fn.kubevirt.find import FindError, Found, find_spec
 from krm_fn.index import Index
-from krm_fn.infer import InferError, infer_matchers, validate_matchers
+from krm_fn.kubevirt.infer import InferError, infer_matchers, validate_matchers
 from krm_fn.kube.paths import Obj, copy_json, ensure_map, get2
-from krm_fn.preference.mutate import apply_persisted_preferences, persisted_preferences_apply
-from krm_fn.preference.requirements import check_requirements
-from krm_fn.preference.validation import SPREAD_FIELD, check_spread
-from krm_fn.quantity import QuantityCache
-from krm_fn.schema import encode_object, encode_shared, validate_vm
+from krm_fn.kubevirt.preference.mutate import apply_persisted_preferences, persisted_preferences_apply
+from krm_fn.kubevirt.preference.requirements import check_requirements
+from krm_fn.kubevirt.preference.validation import SPREAD_FIELD, check_spread
+from krm_fn.kubevirt.quantity import QuantityCache
+from krm_fn.kubevirt.schema import encode_object, encode_shared, validate_vm
 
 Stage = Literal["schema", "mutate", "admit", "expand"]
 
@@ -64,7 +64,7 @@ class Outcome:
 
     The Go round trip of the expanded VM is done on first access of ``expanded`` only (``pending`` holds the
     VM to encode): the validate and revisions modes never read it. It shares what it leaves unchanged with
-    the VM (:func:`krm_fn.schema.encode_shared`): no part of an outcome may be mutated.
+    the VM (:func:`krm_fn.kubevirt.schema.encode_shared`): no part of an outcome may be mutated.
     """
 
     __slots__ = ("rejection", "mutated", "inferred", "_expanded", "_pending")

@@ -1,6 +1,6 @@
 """``cpu.preferredCPUFeatures`` (``preference/apply/cpu.go``): features the VM does not name are appended.
 
-The topology preferences only act through an instancetype (:mod:`krm_fn.topology`).
+The topology preferences only act through an instancetype (:mod:`krm_fn.kubevirt.topology`).
 """
 
 from __future__ import annotations

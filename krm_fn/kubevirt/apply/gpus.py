@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from krm_fn.conflict import Conflict, child
+from krm_fn.kubevirt.conflict import Conflict, child
 from krm_fn.kube.paths import Obj, copy_json, ensure_map, get3
 
 

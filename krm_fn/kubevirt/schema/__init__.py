@@ -26,7 +26,7 @@ from importlib import resources
 from typing import Any, Final
 
 from krm_fn.kube.paths import copy_json
-from krm_fn.quantity import QuantityError, canonical, is_canonical_text
+from krm_fn.kubevirt.quantity import QuantityError, canonical, is_canonical_text
 
 OBJ: Final = 1
 ARR: Final = 2
@@ -160,7 +160,7 @@ class Schema:
 
 @cache
 def _document() -> dict[str, Any]:
-    text = resources.files("krm_fn.schema").joinpath("kubevirt.json").read_text(encoding="utf-8")
+    text = resources.files("krm_fn.kubevirt.schema").joinpath("kubevirt.json").read_text(encoding="utf-8")
     doc: dict[str, Any] = json.loads(text)
     return doc
 

@@ -8,19 +8,19 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from krm_fn.apply.annotations import apply_annotations
-from krm_fn.apply.cpu import apply_cpu
-from krm_fn.apply.gpus import apply_gpus
-from krm_fn.apply.hostdevices import apply_host_devices
-from krm_fn.apply.iothreadpolicy import apply_io_threads_policy
-from krm_fn.apply.iothreads import apply_io_threads
-from krm_fn.apply.launchsecurity import apply_launch_security
-from krm_fn.apply.memory import apply_memory
-from krm_fn.apply.nodeselector import apply_node_selector
-from krm_fn.apply.scheduler import apply_scheduler_name
-from krm_fn.conflict import Conflict
+from krm_fn.kubevirt.apply.annotations import apply_annotations
+from krm_fn.kubevirt.apply.cpu import apply_cpu
+from krm_fn.kubevirt.apply.gpus import apply_gpus
+from krm_fn.kubevirt.apply.hostdevices import apply_host_devices
+from krm_fn.kubevirt.apply.iothreadpolicy import apply_io_threads_policy
+from krm_fn.kubevirt.apply.iothreads import apply_io_threads
+from krm_fn.kubevirt.apply.launchsecurity import apply_launch_security
+from krm_fn.kubevirt.apply.memory import apply_memory
+from krm_fn.kubevirt.apply.nodeselector import apply_node_selector
+from krm_fn.kubevirt.apply.scheduler import apply_scheduler_name
+from krm_fn.kubevirt.conflict import Conflict
 from krm_fn.kube.paths import Obj
-from krm_fn.preference.apply import apply_preference
+from krm_fn.kubevirt.preference.apply import apply_preference
 
 VM_BASE = ("spec", "template", "spec")
 

@@ -1,0 +1,1 @@
+"""KubeVirt semantics only, mirroring kubevirt/kubevirt pkg/instancetype (see docs/architecture.md)."""

@@ -1,0 +1,1 @@
+"""KubeVirt's admission webhooks for VMs, instancetypes and preferences."""
