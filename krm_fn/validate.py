@@ -38,8 +38,8 @@ from krm_fn.kube.api import (
 )
 from krm_fn.kube.paths import FieldPath, Obj, dotted
 from krm_fn.kubevirt.quantity import QuantityError, canonical
-from krm_fn.results import Result
 from krm_fn.kubevirt.schema import ARR, MAP, OBJ, QTY, Node, spec_schema
+from krm_fn.results import Result
 
 Problem = tuple[str, str]  # (field path, message)
 

@@ -14,10 +14,10 @@ from typing import Any
 
 import yaml
 
-from krm_fn.kubevirt.expand import STAGE_PREFIX
 from krm_fn.kube.paths import Obj
-from krm_fn.results import Result
+from krm_fn.kubevirt.rejection import STAGE_PREFIX
 from krm_fn.kubevirt.schema import encode_object
+from krm_fn.results import Result
 
 KPT_ANNOTATION_PREFIXES = ("internal.config.kubernetes.io/", "config.kubernetes.io/")
 KPT_ANNOTATIONS = ("kustomize.config.k8s.io/id",)

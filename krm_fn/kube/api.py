@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Final, Literal
+
 # --- KRM / kpt / kustomize -------------------------------------------------------------------
 RESOURCE_LIST_KIND = "ResourceList"
 RESOURCE_LIST_API_VERSION = "config.kubernetes.io/v1"
@@ -34,6 +36,11 @@ KIND_CLUSTER_PREFERENCE = "VirtualMachineClusterPreference"
 INSTANCETYPE_KINDS = frozenset({KIND_INSTANCETYPE, KIND_CLUSTER_INSTANCETYPE})
 PREFERENCE_KINDS = frozenset({KIND_PREFERENCE, KIND_CLUSTER_PREFERENCE})
 CLUSTER_SCOPED_KINDS = frozenset({KIND_CLUSTER_INSTANCETYPE, KIND_CLUSTER_PREFERENCE})
+
+# the two families of matchers, objects and revisions, and each matcher's Go type (named in KubeVirt's errors)
+Family = Literal["instancetype", "preference"]
+FAMILIES: Final[tuple[Family, ...]] = ("instancetype", "preference")
+MATCHER_TYPE: Final[dict[Family, str]] = {"instancetype": "InstancetypeMatcher", "preference": "PreferenceMatcher"}
 
 CONTROLLER_REVISION_API_VERSION = "apps/v1"
 KIND_CONTROLLER_REVISION = "ControllerRevision"

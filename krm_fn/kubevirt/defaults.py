@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from typing import Final
 
-from krm_fn.kubevirt.cluster import ClusterConfig
 from krm_fn.kube.paths import Obj, ensure_map, get2, get3
+from krm_fn.kubevirt.cluster import ClusterConfig
 from krm_fn.kubevirt.quantity import QuantityError, from_json
 
 DEFAULT_CPU_REQUEST: Final = "100m"
@@ -18,6 +18,7 @@ MACHINE_TYPES: Final[dict[str, str]] = {
     "ppc64le": "pseries",
 }
 DEFAULT_NETWORK_NAME: Final = "default"
+NETWORKS_FIELD: Final = "spec.template.spec.networks"  # where a DefaultsError points
 
 
 class DefaultsError(Exception):

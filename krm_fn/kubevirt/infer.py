@@ -1,26 +1,22 @@
-"""The instancetype part of the VM mutating webhook: matcher validation and ``inferFromVolume``
-(``pkg/instancetype/webhooks/vm/mutator.go``, ``pkg/instancetype/infer/{handler,volume,errors}.go``)."""
+"""``inferFromVolume``: the instancetype and preference a VM's volume names in its labels
+(``pkg/instancetype/infer/{handler,volume,errors}.go``), for the VM mutating webhook."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Final, Literal
+from typing import Final
 
 from krm_fn.index import KIND_DATA_SOURCE, KIND_DATA_VOLUME, KIND_PVC, KIND_VOLUME_SNAPSHOT, Index, namespace_of
+from krm_fn.kube.api import FAMILIES, Family
 from krm_fn.kube.paths import Obj, get, get2, get3
-
-Family = Literal["instancetype", "preference"]
 
 LABEL_PREFIX: Final = "instancetype.kubevirt.io/"
 NAME_LABELS: Final[dict[Family, tuple[str, str]]] = {
     "instancetype": (LABEL_PREFIX + "default-instancetype", LABEL_PREFIX + "default-instancetype-kind"),
     "preference": (LABEL_PREFIX + "default-preference", LABEL_PREFIX + "default-preference-kind"),
 }
-MATCHER_TYPE: Final[dict[Family, str]] = {"instancetype": "InstancetypeMatcher", "preference": "PreferenceMatcher"}
 POLICY_REJECT: Final = "Reject"
 POLICY_IGNORE: Final = "Ignore"
 POLICIES: Final = frozenset({POLICY_REJECT, POLICY_IGNORE})
-FAMILIES: Final[tuple[Family, ...]] = ("instancetype", "preference")
 
 
 class InferError(Exception):
@@ -30,44 +26,6 @@ class InferError(Exception):
         super().__init__(message)
         self.message = message
         self.ignorable = ignorable
-
-
-@dataclass(frozen=True, slots=True)
-class Cause:
-    field: str
-    message: str
-
-
-def validate_matcher(vm: Obj, family: Family) -> list[Cause]:
-    """The admission causes for one matcher (name/inferFromVolume/kind/policy rules)."""
-    matcher = get2(vm, "spec", family)
-    if not isinstance(matcher, dict):
-        return []
-    causes: list[Cause] = []
-    base = f"spec.{family}"
-    name = matcher.get("name")
-    infer = matcher.get("inferFromVolume")
-    if not name and not infer:
-        causes.append(Cause(base, f"Either Name or InferFromVolume should be provided within the "
-                                  f"{MATCHER_TYPE[family]}"))
-    if infer and name:
-        causes.append(Cause(f"{base}.name", "Name already set, should be cleared before setting inferFromVolume"))
-    if infer and matcher.get("kind"):
-        causes.append(Cause(f"{base}.kind", "Kind already set, should be cleared before setting inferFromVolume"))
-    policy = matcher.get("inferFromVolumeFailurePolicy")
-    if policy is not None and policy not in POLICIES:
-        causes.append(Cause(f"{base}.inferFromVolumeFailurePolicy",
-                            f"Invalid value '{policy}' for InferFromVolumeFailurePolicy"))
-    return causes
-
-
-def validate_matchers(vm: Obj) -> list[Cause]:
-    """Instancetype causes; only when there are none, the preference's."""
-    for family in FAMILIES:
-        causes = validate_matcher(vm, family)
-        if causes:
-            return causes
-    return []
 
 
 class _Resolver:

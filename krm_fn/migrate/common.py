@@ -22,16 +22,17 @@ import json
 from dataclasses import dataclass
 from typing import Any, Final
 
-from krm_fn.kubevirt.find import ALL_KINDS, FAMILY_KINDS, Family
 from krm_fn.kube.api import (
     INSTANCETYPE_API_VERSION,
     INSTANCETYPE_GROUP,
     KIND_CLUSTER_INSTANCETYPE,
     KIND_INSTANCETYPE,
+    Family,
 )
 from krm_fn.kube.paths import Obj
-from krm_fn.results import Result
+from krm_fn.kubevirt.find import ALL_KINDS, FAMILY_KINDS
 from krm_fn.kubevirt.topology import DEPRECATED_NAMES
+from krm_fn.results import Result
 
 FLAVOR_GROUP: Final = "flavor.kubevirt.io"
 FLAVOR_API_VERSION: Final = "flavor.kubevirt.io/v1alpha1"

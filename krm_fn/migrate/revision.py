@@ -21,7 +21,6 @@ import json
 from dataclasses import dataclass
 from typing import Any, Final
 
-from krm_fn.kubevirt.find import FAMILY_KINDS, FindError, Family, object_kind
 from krm_fn.kube.api import (
     CLUSTER_SCOPED_KINDS,
     INSTANCETYPE_API_VERSION,
@@ -30,9 +29,10 @@ from krm_fn.kube.api import (
     KIND_CONTROLLER_REVISION,
     KIND_INSTANCETYPE,
     KIND_PREFERENCE,
+    Family,
 )
 from krm_fn.kube.paths import Obj, get
-from krm_fn.migrate.common import FLAVOR_GROUP, current_kind, family_of, legacy_spec, target_kind
+from krm_fn.kubevirt.find import FAMILY_KINDS, FindError, object_kind
 from krm_fn.kubevirt.revision import (
     LABEL_OBJECT_GENERATION,
     LABEL_OBJECT_KIND,
@@ -40,6 +40,7 @@ from krm_fn.kubevirt.revision import (
     LABEL_OBJECT_UID,
     LABEL_OBJECT_VERSION,
 )
+from krm_fn.migrate.common import FLAVOR_GROUP, current_kind, family_of, legacy_spec, target_kind
 
 OBJECT_LABEL_PREFIX: Final = "instancetype.kubevirt.io/object-"
 SPEC_REVISION_TYPE: Final[dict[Family, str]] = {

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from krm_fn.kube.paths import Obj
 from krm_fn.kubevirt.apply.annotations import apply_annotations
 from krm_fn.kubevirt.apply.cpu import apply_cpu
 from krm_fn.kubevirt.apply.gpus import apply_gpus
@@ -19,7 +20,6 @@ from krm_fn.kubevirt.apply.memory import apply_memory
 from krm_fn.kubevirt.apply.nodeselector import apply_node_selector
 from krm_fn.kubevirt.apply.scheduler import apply_scheduler_name
 from krm_fn.kubevirt.conflict import Conflict
-from krm_fn.kube.paths import Obj
 from krm_fn.kubevirt.preference.apply import apply_preference
 
 VM_BASE = ("spec", "template", "spec")

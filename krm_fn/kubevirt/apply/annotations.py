@@ -3,8 +3,8 @@ different value is a conflict at ``annotations.<key>`` (no base path); conflicts
 
 from __future__ import annotations
 
-from krm_fn.kubevirt.conflict import Conflict
 from krm_fn.kube.paths import Obj
+from krm_fn.kubevirt.conflict import Conflict
 
 
 def apply_annotations(it: Obj, meta: Obj) -> list[Conflict]:

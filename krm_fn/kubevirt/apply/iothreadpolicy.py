@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from krm_fn.kubevirt.conflict import Conflict, child
 from krm_fn.kube.paths import Obj, ensure_map, get2
+from krm_fn.kubevirt.conflict import Conflict, child
 
 
 def apply_io_threads_policy(base: Sequence[str], it: Obj, vmi: Obj) -> list[Conflict]:

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from krm_fn.kubevirt.conflict import Conflict, child
 from krm_fn.kube.paths import Obj, copy_json, ensure_map, get2
+from krm_fn.kubevirt.conflict import Conflict, child
 from krm_fn.kubevirt.quantity import from_json, overcommit_request
 
 

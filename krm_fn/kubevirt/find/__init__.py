@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any, Final, Literal
+from typing import Any, Final
 
 from krm_fn.index import Index, namespace_of
 from krm_fn.kube.api import (
@@ -17,10 +17,10 @@ from krm_fn.kube.api import (
     KIND_CONTROLLER_REVISION,
     KIND_INSTANCETYPE,
     KIND_PREFERENCE,
+    MATCHER_TYPE,
+    Family,
 )
 from krm_fn.kube.paths import Obj, get, get2
-
-Family = Literal["instancetype", "preference"]
 
 LABEL_OBJECT_NAME: Final = "instancetype.kubevirt.io/object-name"
 
@@ -46,7 +46,6 @@ FAMILY_KINDS: Final[dict[Family, frozenset[str]]] = {
     "preference": frozenset({KIND_PREFERENCE, KIND_CLUSTER_PREFERENCE}),
 }
 ALL_KINDS: Final = FAMILY_KINDS["instancetype"] | FAMILY_KINDS["preference"]
-MATCHER_TYPE: Final[dict[Family, str]] = {"instancetype": "InstancetypeMatcher", "preference": "PreferenceMatcher"}
 # where client-go's scheme is created (the decoder names the scheme by that call site)
 CLIENT_SCHEME: Final = "kubevirt.io/client-go/kubevirt/scheme/register.go:44"
 STATUS_REF: Final[dict[Family, str]] = {"instancetype": "instancetypeRef", "preference": "preferenceRef"}
