@@ -19,11 +19,9 @@ checked (:func:`covers`).
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Sequence
 from functools import cache
-from importlib import resources
 from typing import Any, Final
 
 from krm_fn.kube.api import (
@@ -37,8 +35,8 @@ from krm_fn.kube.api import (
     VM_API_VERSION,
 )
 from krm_fn.kube.paths import FieldPath, Obj, dotted
-from krm_fn.kubevirt.quantity import QuantityError, canonical
-from krm_fn.kubevirt.schema import ARR, MAP, OBJ, QTY, Node, spec_schema
+from krm_fn.kubevirt.quantity import QuantityError, round_trip
+from krm_fn.kubevirt.schema import ARR, MAP, OBJ, QTY, Node, document, spec_schema
 from krm_fn.results import Result
 
 Problem = tuple[str, str]  # (field path, message)
@@ -132,8 +130,7 @@ def _type_name(value: Any) -> str:
 def required_fields() -> dict[str, tuple[str, ...]]:
     """Every definition's ``required`` list as written. The compiled schema drops required fields that have a
     default, as go-openapi (virt-api) does; the API server's CRD validation does not, so neither do we."""
-    text = resources.files("krm_fn.kubevirt.schema").joinpath("kubevirt.json").read_text(encoding="utf-8")
-    defs = json.loads(text)["definitions"]
+    defs = document()["definitions"]
     return {name: tuple(d["required"]) for name, d in defs.items() if d.get("required")}
 
 
@@ -198,7 +195,7 @@ def _walk(value: Any, node: Node, path: FieldPath, out: list[Problem]) -> None: 
                     _walk(sub, values, path + (key,), out)
     elif kind == QTY:
         try:
-            canonical(value)
+            round_trip(value)
         except (QuantityError, ValueError, TypeError) as err:
             out.append((dotted(path), f"invalid quantity {value!r}: {err}"))
 

@@ -15,11 +15,11 @@ from krm_fn.kube.api import INSTANCETYPE_KINDS, PREFERENCE_KINDS
 from krm_fn.kubevirt.cluster import ClusterConfig
 from krm_fn.kubevirt.find import FindError, find_object
 from krm_fn.kubevirt.pipeline import process_vm
-from krm_fn.kubevirt.revision import build_revision
 from krm_fn.render import RendererSpec, render
 from tests.engine_support import (
     Case,
     VMError,
+    build_revision,
     case_dirs,
     compare_revisions,
     compare_vm,

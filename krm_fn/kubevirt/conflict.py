@@ -30,11 +30,6 @@ def child(base: Sequence[str], *segments: str) -> Conflict:
     return Conflict((*base, *segments))
 
 
-def expand_message(conflicts: Sequence[Conflict]) -> str:
-    """``Conflicts.Error()`` as returned by expand: ``VM field(s) a, b conflicts with selected instance type``."""
-    return f"VM field(s) {', '.join(str(c) for c in conflicts)} conflicts with selected instance type"
-
-
 def admission_message(conflicts: Sequence[Conflict]) -> str:
     """The VM validating webhook's message: one cause per conflict, joined, the rest summarised."""
     return join_causes([c.message for c in conflicts])

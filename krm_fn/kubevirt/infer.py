@@ -6,13 +6,19 @@ from __future__ import annotations
 from typing import Final
 
 from krm_fn.index import KIND_DATA_SOURCE, KIND_DATA_VOLUME, KIND_PVC, KIND_VOLUME_SNAPSHOT, Index, namespace_of
-from krm_fn.kube.api import FAMILIES, Family
+from krm_fn.kube.api import (
+    FAMILIES,
+    LABEL_DEFAULT_INSTANCETYPE,
+    LABEL_DEFAULT_INSTANCETYPE_KIND,
+    LABEL_DEFAULT_PREFERENCE,
+    LABEL_DEFAULT_PREFERENCE_KIND,
+    Family,
+)
 from krm_fn.kube.paths import Obj, get, get2, get3
 
-LABEL_PREFIX: Final = "instancetype.kubevirt.io/"
 NAME_LABELS: Final[dict[Family, tuple[str, str]]] = {
-    "instancetype": (LABEL_PREFIX + "default-instancetype", LABEL_PREFIX + "default-instancetype-kind"),
-    "preference": (LABEL_PREFIX + "default-preference", LABEL_PREFIX + "default-preference-kind"),
+    "instancetype": (LABEL_DEFAULT_INSTANCETYPE, LABEL_DEFAULT_INSTANCETYPE_KIND),
+    "preference": (LABEL_DEFAULT_PREFERENCE, LABEL_DEFAULT_PREFERENCE_KIND),
 }
 POLICY_REJECT: Final = "Reject"
 POLICY_IGNORE: Final = "Ignore"

@@ -42,12 +42,12 @@ class Outcome:
 
     __slots__ = ("rejection", "mutated", "inferred", "_expanded", "_pending")
 
-    def __init__(self, expanded: Obj | None = None, rejection: Rejection | None = None,
-                 mutated: Obj | None = None, inferred: Obj | None = None, *, pending: Obj | None = None) -> None:
+    def __init__(self, rejection: Rejection | None = None, mutated: Obj | None = None, inferred: Obj | None = None,
+                 *, pending: Obj | None = None) -> None:
         self.rejection = rejection
         self.mutated = mutated      # the VM as the mutating webhook left it
         self.inferred = inferred    # the VM after inferFromVolume only (what a pinned VM keeps)
-        self._expanded = expanded
+        self._expanded: Obj | None = None
         self._pending = pending
 
     @property

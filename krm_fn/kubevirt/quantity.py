@@ -460,8 +460,9 @@ def from_json(value: Any) -> Quantity:
     raise QuantityError(ERR_FORMAT)
 
 
-def canonical(value: Any) -> str:
-    """The string the API server writes back for a quantity field (raises :class:`QuantityError`)."""
+def round_trip(value: Any) -> str:
+    """The string the API server writes back for a quantity field, its canonical form (raises
+    :class:`QuantityError`)."""
     return str(from_json(value))
 
 
@@ -473,7 +474,7 @@ _BINARY_MAX_DIGITS: Final = {"Ki": 11, "Mi": 8, "Gi": 5, "Ti": 2}
 
 
 def is_canonical_text(text: str) -> bool:
-    """True only when ``canonical(text) == text`` (False: unknown, parse it)."""
+    """True only when ``round_trip(text) == text`` (False: unknown, parse it)."""
     m = _PLAIN.fullmatch(text)
     if m is None:
         return False

@@ -1,8 +1,10 @@
-"""ControllerRevisions as KubeVirt's VM controller stores them (``pkg/instancetype/revision/store.go``
-``CreateControllerRevision``, ``GenerateName``).
+"""ControllerRevisions of instancetypes and preferences.
 
-The revision embeds the whole object (``apiVersion``/``kind`` set; labels, annotations, finalizers,
-ownerReferences and managedFields removed), as a Go round trip of the v1beta1 type writes it.
+What a revision embeds is KubeVirt's (``pkg/instancetype/revision/store.go`` ``CreateControllerRevision``):
+the whole object (``apiVersion``/``kind`` set; labels, annotations, finalizers, ownerReferences and
+managedFields removed), as a Go round trip of the v1beta1 type writes it, under KubeVirt's labels. The
+name is ours: KubeVirt names a revision after the VM, the object's uid and generation, which an offline
+render does not know, so a pinned revision is named after its content (the renderer's ``revisions`` mode).
 """
 
 from __future__ import annotations
@@ -13,27 +15,21 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from krm_fn.kube.api import (
+    ANN_SYNC_WAVE,
     CONTROLLER_REVISION_API_VERSION,
     INSTANCETYPE_API_VERSION,
     INSTANCETYPE_VERSION,
     KIND_CONTROLLER_REVISION,
-    KIND_VM,
-    VM_API_VERSION,
+    LABEL_OBJECT_GENERATION,
+    LABEL_OBJECT_KIND,
+    LABEL_OBJECT_NAME,
+    LABEL_OBJECT_UID,
+    LABEL_OBJECT_VERSION,
 )
 from krm_fn.kube.paths import Obj
 from krm_fn.kubevirt.schema import encode_object
 
-LABEL_OBJECT_GENERATION: Final = "instancetype.kubevirt.io/object-generation"
-LABEL_OBJECT_KIND: Final = "instancetype.kubevirt.io/object-kind"
-LABEL_OBJECT_NAME: Final = "instancetype.kubevirt.io/object-name"
-LABEL_OBJECT_UID: Final = "instancetype.kubevirt.io/object-uid"
-LABEL_OBJECT_VERSION: Final = "instancetype.kubevirt.io/object-version"
 STRIPPED_METADATA: Final = ("labels", "annotations", "finalizers", "ownerReferences", "managedFields")
-
-
-def revision_name(vm_name: str, obj_name: str, uid: str, generation: Any) -> str:
-    """``<vm>-<object>-v1beta1-<object uid>-<object generation>``."""
-    return f"{vm_name}-{obj_name}-{INSTANCETYPE_VERSION}-{uid}-{int(generation or 0)}"
 
 
 def revision_data(obj: Obj, kind: str) -> Obj:
@@ -42,45 +38,6 @@ def revision_data(obj: Obj, kind: str) -> Obj:
     data: Obj = {"apiVersion": INSTANCETYPE_API_VERSION, "kind": kind, "metadata": metadata}
     data.update((k, v) for k, v in obj.items() if k not in ("apiVersion", "kind", "metadata"))
     return encode_object(data, "v1beta1." + kind)  # the Go round trip returns new containers
-
-
-def build_revision(vm: Obj, obj: Obj, kind: str) -> Obj:
-    """The ControllerRevision for ``obj`` (an instancetype or preference) owned by ``vm``.
-
-    ``ownerReferences`` (the in-cluster part) only when the VM has a ``metadata.uid``.
-    """
-    vm_meta = vm.get("metadata") or {}
-    obj_meta = obj.get("metadata") or {}
-    uid = str(obj_meta.get("uid") or "")
-    generation = obj_meta.get("generation") or 0
-    metadata: Obj = {
-        "name": revision_name(str(vm_meta.get("name") or ""), str(obj_meta.get("name") or ""), uid, generation),
-    }
-    if vm_meta.get("namespace"):
-        metadata["namespace"] = vm_meta["namespace"]
-    metadata["labels"] = {
-        LABEL_OBJECT_GENERATION: str(int(generation)),
-        LABEL_OBJECT_KIND: kind,
-        LABEL_OBJECT_NAME: str(obj_meta.get("name") or ""),
-        LABEL_OBJECT_UID: uid,
-        LABEL_OBJECT_VERSION: INSTANCETYPE_VERSION,
-    }
-    if vm_meta.get("uid"):
-        metadata["ownerReferences"] = [{
-            "apiVersion": VM_API_VERSION,
-            "blockOwnerDeletion": True,
-            "controller": True,
-            "kind": KIND_VM,
-            "name": vm_meta.get("name"),
-            "uid": vm_meta["uid"],
-        }]
-    return {
-        "apiVersion": CONTROLLER_REVISION_API_VERSION,
-        "kind": KIND_CONTROLLER_REVISION,
-        "metadata": metadata,
-        "data": revision_data(obj, kind),
-        "revision": 0,
-    }
 
 
 # --- pinning (the renderer's ``revisions`` mode) ------------------------------------------------------
@@ -157,15 +114,7 @@ def build_pinned_revision(vm: Obj, obj: Obj, kind: str, shared: bool,
     }
 
 
-def same_content(a: Obj, b: Obj) -> bool:
-    """KubeVirt compares revisions by their decoded ``spec`` only (``revision/compare.go``)."""
-    return (a.get("data") or {}).get("spec") == (b.get("data") or {}).get("spec")
-
-
 # --- Argo CD ordering (``revisions.syncWave``) --------------------------------------------------------
-ANN_SYNC_WAVE: Final = "argocd.argoproj.io/sync-wave"
-
-
 def is_instancetype_revision(obj: Any) -> bool:
     """A ControllerRevision that embeds an instancetype or preference (KubeVirt's ``object-kind`` label)."""
     if not isinstance(obj, dict) or obj.get("kind") != KIND_CONTROLLER_REVISION:

@@ -23,14 +23,15 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from krm_fn.kube.api import (
+    FAMILY_KINDS,
     INSTANCETYPE_API_VERSION,
     INSTANCETYPE_GROUP,
     KIND_CLUSTER_INSTANCETYPE,
     KIND_INSTANCETYPE,
     Family,
 )
+from krm_fn.kube.api import TYPE_KINDS as ALL_KINDS
 from krm_fn.kube.paths import Obj
-from krm_fn.kubevirt.find import ALL_KINDS, FAMILY_KINDS
 from krm_fn.kubevirt.topology import DEPRECATED_NAMES
 from krm_fn.results import Result
 

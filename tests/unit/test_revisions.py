@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from krm_fn.kubevirt.revision import build_revision, revision_name
-from tests.engine_support import instancetype, make_vm
+from tests.engine_support import build_revision, instancetype, make_vm, revision_name
 
 
 def test_revision_layout() -> None:

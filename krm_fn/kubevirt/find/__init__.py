@@ -10,6 +10,7 @@ from typing import Any, Final
 
 from krm_fn.index import Index, namespace_of
 from krm_fn.kube.api import (
+    FAMILY_KINDS,
     INSTANCETYPE_API_VERSION,
     INSTANCETYPE_GROUP,
     KIND_CLUSTER_INSTANCETYPE,
@@ -17,12 +18,12 @@ from krm_fn.kube.api import (
     KIND_CONTROLLER_REVISION,
     KIND_INSTANCETYPE,
     KIND_PREFERENCE,
+    LABEL_OBJECT_NAME,
     MATCHER_TYPE,
+    TYPE_KINDS,
     Family,
 )
 from krm_fn.kube.paths import Obj, get, get2
-
-LABEL_OBJECT_NAME: Final = "instancetype.kubevirt.io/object-name"
 
 # lower-cased matcher kind -> object kind (an empty kind means the cluster kind)
 KIND_ALIASES: Final[dict[Family, dict[str, str]]] = {
@@ -41,11 +42,6 @@ KIND_ALIASES: Final[dict[Family, dict[str, str]]] = {
         "": KIND_CLUSTER_PREFERENCE,
     },
 }
-FAMILY_KINDS: Final[dict[Family, frozenset[str]]] = {
-    "instancetype": frozenset({KIND_INSTANCETYPE, KIND_CLUSTER_INSTANCETYPE}),
-    "preference": frozenset({KIND_PREFERENCE, KIND_CLUSTER_PREFERENCE}),
-}
-ALL_KINDS: Final = FAMILY_KINDS["instancetype"] | FAMILY_KINDS["preference"]
 # where client-go's scheme is created (the decoder names the scheme by that call site)
 CLIENT_SCHEME: Final = "kubevirt.io/client-go/kubevirt/scheme/register.go:44"
 STATUS_REF: Final[dict[Family, str]] = {"instancetype": "instancetypeRef", "preference": "preferenceRef"}
@@ -109,7 +105,7 @@ def spec_from_revision(cr: Obj, family: Family) -> Found:
     if not kind:
         raise FindError(f"failed to decode object in ControllerRevision: Object 'Kind' is missing in "
                         f"'{json.dumps(data, separators=(',', ':'))}'")
-    if api_version != INSTANCETYPE_API_VERSION or kind not in ALL_KINDS:
+    if api_version != INSTANCETYPE_API_VERSION or kind not in TYPE_KINDS:
         raise FindError(f'failed to decode object in ControllerRevision: no kind "{kind}" is registered for '
                         f'version "{api_version}" in scheme "{CLIENT_SCHEME}"')
     if kind not in FAMILY_KINDS[family]:

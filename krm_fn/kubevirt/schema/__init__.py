@@ -1,18 +1,17 @@
 """KubeVirt's OpenAPI schema, trimmed into the package (``kubevirt.json``, see ``tools/gen_schema.py``).
 
-Two walkers over the same compiled definitions:
+Two uses of the same compiled definitions:
 
 * :func:`validate_vm` reproduces the OpenAPI validator virt-api runs on a VirtualMachine (go-openapi
   ``validate`` with ``additionalProperties: false`` forced onto every spec definition): the same
-  messages (``<path> in body is a forbidden property``, ``<path> in body is required``, ...).
-* :func:`encode` reproduces a Go round trip (``json.Unmarshal`` into the typed struct, then
-  ``json.Marshal``): unknown fields vanish, ``omitempty`` zero values are dropped, non-pointer structs
-  appear as ``{}``, quantities come out canonical. It always returns new containers.
-
-Both are also compiled, per node and on first use, into closures (the hot path of a render):
-``validate_vm`` first runs a boolean check that is True only when the validator has nothing to say (else
-the walker above produces the messages), and :func:`encode_shared` is :func:`encode` returning the very
-containers it leaves unchanged (:func:`encode_object` copies its result).
+  messages (``<path> in body is a forbidden property``, ``<path> in body is required``, ...). A boolean
+  check compiled per node runs first (the hot path of a render); only when it finds something does the
+  walker produce the messages.
+* :func:`encode_shared` / :func:`encode_object` reproduce a Go round trip (``json.Unmarshal`` into the typed
+  struct, then ``json.Marshal``): unknown fields vanish, ``omitempty`` zero values are dropped, non-pointer
+  structs appear as ``{}``, quantities come out canonical. Compiled per node into closures on first use;
+  :func:`encode_shared` returns the very containers the round trip leaves unchanged, :func:`encode_object`
+  new ones.
 """
 
 from __future__ import annotations
@@ -26,7 +25,7 @@ from importlib import resources
 from typing import Any, Final
 
 from krm_fn.kube.paths import copy_json
-from krm_fn.kubevirt.quantity import QuantityError, canonical, is_canonical_text
+from krm_fn.kubevirt.quantity import QuantityError, is_canonical_text, round_trip
 
 OBJ: Final = 1
 ARR: Final = 2
@@ -36,7 +35,6 @@ SCALAR: Final = 5
 ANY: Final = 6
 
 QUANTITY_DEF: Final = "k8s.io.apimachinery.pkg.api.resource.Quantity"
-VM_DEF: Final = "v1.VirtualMachine"
 VM_SPEC_DEF: Final = "v1.VirtualMachineSpec"
 VM_STATUS_DEF: Final = "v1.VirtualMachineStatus"
 TOP_LEVEL_KEYS: Final = frozenset({"kind", "apiVersion", "spec", "status", "metadata"})
@@ -159,7 +157,8 @@ class Schema:
 
 
 @cache
-def _document() -> dict[str, Any]:
+def document() -> dict[str, Any]:
+    """``kubevirt.json``, parsed once."""
     text = resources.files("krm_fn.kubevirt.schema").joinpath("kubevirt.json").read_text(encoding="utf-8")
     doc: dict[str, Any] = json.loads(text)
     return doc
@@ -168,13 +167,13 @@ def _document() -> dict[str, Any]:
 @cache
 def spec_schema() -> Schema:
     """Definitions as validated for a VM spec (unknown fields forbidden)."""
-    return Schema(_document(), closed=True)
+    return Schema(document(), closed=True)
 
 
 @cache
 def open_schema() -> Schema:
     """Definitions with unknown fields allowed (status validation, Go round trip)."""
-    return Schema(_document(), closed=False)
+    return Schema(document(), closed=False)
 
 
 # --- validation -------------------------------------------------------------------------------
@@ -266,7 +265,7 @@ def _validate(value: Any, node: Node, path: str, errs: list[str]) -> None:
                 _validate(sub, values, f"{path}.{key}", errs)
     elif kind == QTY:
         try:
-            canonical(value)
+            round_trip(value)
         except QuantityError as err:
             errs.append(f"{path}: {err}")
 
@@ -406,12 +405,10 @@ def validate_vm(vm: dict[str, Any]) -> list[str]:
     return errs
 
 
-# --- Go round trip ----------------------------------------------------------------------------
+# --- Go round trip: compiled into closures, one per node, sharing what it leaves unchanged -------------
 def _zero_of(node: Node) -> Any:
-    kind = node.kind
-    if kind == OBJ:
-        return _encode_obj({}, node)
-    if kind == QTY:
+    """The zero value Go writes for a must-emit scalar, array or map field (objects: :func:`_zero_factory`)."""
+    if node.kind == QTY:
         return "0"
     for t in node.types:
         if t in _ZERO:
@@ -419,71 +416,10 @@ def _zero_of(node: Node) -> Any:
     return None
 
 
-def _encode_obj(value: dict[str, Any], node: Node) -> dict[str, Any]:
-    props = node.props
-    out: dict[str, Any] = {}
-    for key, sub in value.items():
-        entry = props.get(key)
-        if entry is None or sub is None:
-            continue  # unknown field (Go drops it) / null (must-emit fields are handled below)
-        child, code = entry
-        if child.kind == SCALAR:
-            if code == "o" and not sub:
-                continue  # "", 0, false
-            if type(sub) is float and sub.is_integer() and "integer" in child.types:
-                sub = int(sub)
-            out[key] = sub
-            continue
-        ev = encode(sub, child)
-        if code == "p" and not ev and child.kind in (ARR, MAP):
-            continue
-        out[key] = ev
-    for key, code, child in node.must:
-        if key in out:
-            continue
-        if code == "s":
-            out[key] = _encode_obj({}, child) if child.kind == OBJ else _zero_of(child)
-        elif code == "r":
-            out[key] = _zero_of(child)
-        elif code == "q":
-            out[key] = "0"
-        else:  # "n", "t"
-            out[key] = None
-    return out
-
-
-def encode(value: Any, node: Node) -> Any:
-    """The JSON Go writes back after decoding ``value`` into the type ``node`` describes."""
-    kind = node.kind
-    if kind == OBJ:
-        if isinstance(value, dict):
-            return _encode_obj(value, node)
-        return copy_json(value)
-    if kind == ARR:
-        if isinstance(value, list):
-            items = node.items
-            assert items is not None
-            return [encode(v, items) if v is not None else _zero_of(items) for v in value]
-        return copy_json(value)
-    if kind == MAP:
-        if isinstance(value, dict):
-            values = node.values
-            assert values is not None
-            return {k: (encode(v, values) if v is not None else _zero_of(values)) for k, v in value.items()}
-        return copy_json(value)
-    if kind == QTY:
-        return canonical(value)
-    if kind == SCALAR:
-        if isinstance(value, float) and value.is_integer() and "integer" in node.types:
-            return int(value)
-        return value
-    return copy_json(value)
-
-
-# --- the same round trip compiled into closures, one per node, sharing what it leaves unchanged ---------
 def _encoder(node: Node) -> Encode:
-    """:func:`encode` for ``node`` as a closure, compiled once per node; unlike :func:`encode` it returns
-    ``value`` itself (and keeps unchanged containers inside a new one) where the round trip changes nothing."""
+    """The Go round trip of a value of type ``node`` (``json.Unmarshal`` into the typed struct, then
+    ``json.Marshal``) as a closure, compiled once per node. It returns ``value`` itself (and keeps unchanged
+    containers inside a new one) where the round trip changes nothing."""
     enc: Encode = _compiled(node, "enc", _compile_encoder)
     return enc
 
@@ -534,7 +470,7 @@ def _same(value: Any) -> Any:
 
 
 def _encode_quantity(value: Any) -> Any:
-    return value if type(value) is str and is_canonical_text(value) else canonical(value)
+    return value if type(value) is str and is_canonical_text(value) else round_trip(value)
 
 
 def _to_int(value: Any) -> Any:
@@ -591,7 +527,8 @@ def _compile_map_encoder(child: Node) -> Encode:
 
 
 def _compile_obj_encoder(node: Node) -> Encode:
-    # property -> how its (non-null) value is written: the value, or _DROP (see _encode_obj)
+    # property -> how its (non-null) value is written: the value, or _DROP (an unknown field, an omitted
+    # empty value)
     props: dict[str, Encode] = {}
     for key, (child, code) in node.props.items():
         if child.kind == SCALAR:

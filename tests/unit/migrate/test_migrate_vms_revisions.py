@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from krm_fn.kubevirt.revision import LABEL_OBJECT_VERSION
+from krm_fn.kube.api import LABEL_OBJECT_VERSION
 from krm_fn.migrate import migrate
 
 V1B1 = "instancetype.kubevirt.io/v1beta1"

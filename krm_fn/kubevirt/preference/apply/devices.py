@@ -20,7 +20,6 @@ _AUTOATTACH_FIELDS: Final = (
     ("autoattachInputDevice", "preferredAutoattachInputDevice"),
 )
 BINDING_FIELDS: Final = ("bridge", "slirp", "masquerade", "sriov", "macvtap", "passt", "passtBinding", "binding")
-DISK_TARGETS: Final = ("disk", "cdrom", "lun")
 VIRTIO: Final = "virtio"
 
 
