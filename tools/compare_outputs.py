@@ -25,6 +25,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "bench"))
 
+from run import RENDERER  # noqa: E402
 from synth import resource_list  # noqa: E402
 
 from krm_fn.process import Options, process  # noqa: E402
@@ -32,15 +33,6 @@ from tests.kpt_source import fn_config, source  # noqa: E402
 
 MODES = ("revisions", "expand", "validate", "migrate")
 FLEET_MODES = ("revisions", "expand", "validate")
-RENDERER = """\
-functionConfig:
-  apiVersion: kubevirt-krm.dev/v1alpha1
-  kind: VirtualMachineRenderer
-  metadata:
-    name: bench
-  spec:
-    mode: {mode}
-"""
 
 
 def fleet_cases(vms: int) -> Iterator[tuple[str, bytes]]:

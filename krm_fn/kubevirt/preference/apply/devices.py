@@ -1,4 +1,4 @@
-"""``devices`` preferences (``preference/apply/devices.go``), in KubeVirt's order."""
+"""``devices`` preferences (``preference/apply/{device,disk,interface}.go``), in KubeVirt's order."""
 
 from __future__ import annotations
 

@@ -1,7 +1,8 @@
 """What the VM mutating webhook does for instancetypes and preferences: matcher validation, then
 ``inferFromVolume`` (``pkg/instancetype/webhooks/vm/mutator.go``), and the preference values it persists
-into the VM: the preferred architecture and machine type (through ``preference/apply``, as the webhook
-calls them) and the preferred storage class on ``dataVolumeTemplates``."""
+into the VM (``pkg/virt-api/webhooks/mutating-webhook/mutators/vm-mutator.go``): the preferred architecture
+and machine type (through ``preference/apply``, as the webhook calls them) and the preferred storage class
+on ``dataVolumeTemplates``."""
 
 from __future__ import annotations
 
