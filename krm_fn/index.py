@@ -17,7 +17,7 @@ from krm_fn.kube.api import (
     KIND_VM,
 )
 from krm_fn.kube.paths import Obj
-from krm_fn.quantity import QuantityCache
+from krm_fn.kubevirt.quantity import QuantityCache
 
 DEFAULT_NAMESPACE: Final = "default"
 KIND_PVC: Final = "PersistentVolumeClaim"

@@ -15,18 +15,18 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from krm_fn.expand import Outcome, has_matchers, process_vm
-from krm_fn.find import Family, FindError, find_object, spec_from_revision
 from krm_fn.index import WRAPPER_KINDS, Index, iter_objects, namespace_of
 from krm_fn.kube.api import ANN_INDEX, ANN_LEGACY_INDEX, ANN_LEGACY_PATH, ANN_PATH, KIND_CONTROLLER_REVISION, \
-    KIND_VM, VM_API_VERSION
+    KIND_VM, LABEL_OBJECT_NAME, LABEL_OBJECT_VERSION, VM_API_VERSION, Family
 from krm_fn.kube.paths import Obj, get
+from krm_fn.kubevirt.find import FindError, find_object, spec_from_revision
+from krm_fn.kubevirt.pipeline import Outcome, has_matchers, process_vm
+from krm_fn.kubevirt.revision import PinnedContent, build_pinned_revision, is_instancetype_revision, revision_data, \
+    with_sync_wave
 from krm_fn.kubevirt.webhooks import admission
 from krm_fn.render_spec import Mode, RendererSpec, RevisionsSpec
 from krm_fn.results import Result, not_yet_said
-from krm_fn.revisions import LABEL_OBJECT_NAME, LABEL_OBJECT_VERSION, PinnedContent, build_pinned_revision, is_instancetype_revision, \
-    revision_data, with_sync_wave
-from krm_fn.validate import Problem, metadata_problems
+from krm_fn.validate import Problem, metadata_problems, validate_object
 
 __all__ = ["Mode", "RendererSpec", "RevisionsSpec", "is_vm", "render"]
 

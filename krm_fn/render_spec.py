@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from krm_fn.catalog.spec import CatalogSpec
-from krm_fn.cluster import ClusterConfig
+from krm_fn.kubevirt.cluster import ClusterConfig
 
 Mode = Literal["revisions", "expand", "validate", "migrate"]
 

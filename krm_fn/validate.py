@@ -2,7 +2,7 @@
 
 What an object must satisfy to be accepted by a Kubernetes API server running KubeVirt, checked offline:
 
-* **Schema** (the packaged KubeVirt OpenAPI document, :mod:`krm_fn.schema`, compiled once): every field
+* **Schema** (the packaged KubeVirt OpenAPI document, :mod:`krm_fn.kubevirt.schema`, compiled once): every field
   known, of the right JSON type, in its enum, required fields present, integers in their ``int32``/``int64``
   range and in the bounds the CRDs add (``tools/gen_schema.py`` ``CRD_BOUNDS``), quantities parseable,
   timestamps RFC 3339. Unknown fields are errors everywhere (``metadata`` and
@@ -20,11 +20,9 @@ checked (:func:`covers`).
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Sequence
 from functools import cache
-from importlib import resources
 from typing import Any, Final
 
 from krm_fn.kube.api import (
@@ -38,9 +36,9 @@ from krm_fn.kube.api import (
     VM_API_VERSION,
 )
 from krm_fn.kube.paths import FieldPath, Obj, dotted
-from krm_fn.quantity import QuantityError, canonical
+from krm_fn.kubevirt.quantity import QuantityError, round_trip
+from krm_fn.kubevirt.schema import ARR, MAP, OBJ, QTY, Node, document, spec_schema
 from krm_fn.results import Result
-from krm_fn.schema import ARR, MAP, OBJ, QTY, Node, spec_schema
 
 Problem = tuple[str, str]  # (field path, message)
 
@@ -133,8 +131,7 @@ def _type_name(value: Any) -> str:
 def required_fields() -> dict[str, tuple[str, ...]]:
     """Every definition's ``required`` list as written. The compiled schema drops required fields that have a
     default, as go-openapi (virt-api) does; the API server's CRD validation does not, so neither do we."""
-    text = resources.files("krm_fn.schema").joinpath("kubevirt.json").read_text(encoding="utf-8")
-    defs = json.loads(text)["definitions"]
+    defs = document()["definitions"]
     return {name: tuple(d["required"]) for name, d in defs.items() if d.get("required")}
 
 
@@ -202,7 +199,7 @@ def _walk(value: Any, node: Node, path: FieldPath, out: list[Problem]) -> None: 
                     _walk(sub, values, path + (key,), out)
     elif kind == QTY:
         try:
-            canonical(value)
+            round_trip(value)
         except (QuantityError, ValueError, TypeError) as err:
             out.append((dotted(path), f"invalid quantity {value!r}: {err}"))
 

@@ -14,10 +14,24 @@ from typing import Any
 
 import yaml
 
-from krm_fn.expand import STAGE_PREFIX
+from krm_fn.kube.api import (
+    CONTROLLER_REVISION_API_VERSION,
+    INSTANCETYPE_VERSION,
+    KIND_CONTROLLER_REVISION,
+    KIND_VM,
+    LABEL_OBJECT_GENERATION,
+    LABEL_OBJECT_KIND,
+    LABEL_OBJECT_NAME,
+    LABEL_OBJECT_UID,
+    LABEL_OBJECT_VERSION,
+    VM_API_VERSION,
+)
 from krm_fn.kube.paths import Obj
+from krm_fn.kubevirt.conflict import Conflict
+from krm_fn.kubevirt.rejection import STAGE_PREFIX
+from krm_fn.kubevirt.revision import revision_data
+from krm_fn.kubevirt.schema import encode_object
 from krm_fn.results import Result
-from krm_fn.schema import encode_object
 
 KPT_ANNOTATION_PREFIXES = ("internal.config.kubernetes.io/", "config.kubernetes.io/")
 KPT_ANNOTATIONS = ("kustomize.config.k8s.io/id",)
@@ -240,3 +254,52 @@ def instancetype(name: str = "it", cpu: int = 2, memory: str = "2Gi", **spec: An
 
 def preference(name: str = "pref", **spec: Any) -> Obj:
     return make_object("VirtualMachineClusterPreference", name, dict(spec))
+
+
+# --- what KubeVirt does in a cluster and the renderer never needs (it runs admission before expand, and
+# --- names revisions after their content): kept here to check our understanding against the corpus ---------
+def expand_message(conflicts: list[Conflict]) -> str:
+    """``Conflicts.Error()`` as returned by expand: ``VM field(s) a, b conflicts with selected instance type``."""
+    return f"VM field(s) {', '.join(str(c) for c in conflicts)} conflicts with selected instance type"
+
+
+def revision_name(vm_name: str, obj_name: str, uid: str, generation: Any) -> str:
+    """``<vm>-<object>-v1beta1-<object uid>-<object generation>``."""
+    return f"{vm_name}-{obj_name}-{INSTANCETYPE_VERSION}-{uid}-{int(generation or 0)}"
+
+
+def build_revision(vm: Obj, obj: Obj, kind: str) -> Obj:
+    """The ControllerRevision KubeVirt's VM controller stores for ``obj`` (an instancetype or preference)
+    owned by ``vm`` (``revision/store.go``); ``ownerReferences`` only when the VM has a ``metadata.uid``."""
+    vm_meta = vm.get("metadata") or {}
+    obj_meta = obj.get("metadata") or {}
+    uid = str(obj_meta.get("uid") or "")
+    generation = obj_meta.get("generation") or 0
+    metadata: Obj = {
+        "name": revision_name(str(vm_meta.get("name") or ""), str(obj_meta.get("name") or ""), uid, generation),
+    }
+    if vm_meta.get("namespace"):
+        metadata["namespace"] = vm_meta["namespace"]
+    metadata["labels"] = {
+        LABEL_OBJECT_GENERATION: str(int(generation)),
+        LABEL_OBJECT_KIND: kind,
+        LABEL_OBJECT_NAME: str(obj_meta.get("name") or ""),
+        LABEL_OBJECT_UID: uid,
+        LABEL_OBJECT_VERSION: INSTANCETYPE_VERSION,
+    }
+    if vm_meta.get("uid"):
+        metadata["ownerReferences"] = [{
+            "apiVersion": VM_API_VERSION,
+            "blockOwnerDeletion": True,
+            "controller": True,
+            "kind": KIND_VM,
+            "name": vm_meta.get("name"),
+            "uid": vm_meta["uid"],
+        }]
+    return {
+        "apiVersion": CONTROLLER_REVISION_API_VERSION,
+        "kind": KIND_CONTROLLER_REVISION,
+        "metadata": metadata,
+        "data": revision_data(obj, kind),
+        "revision": 0,
+    }

@@ -10,9 +10,16 @@ from pathlib import Path
 
 import pytest
 
+from krm_fn.index import Index
+from krm_fn.kube.api import INSTANCETYPE_KINDS, PREFERENCE_KINDS
+from krm_fn.kubevirt.cluster import ClusterConfig
+from krm_fn.kubevirt.find import FindError, find_object
+from krm_fn.kubevirt.pipeline import process_vm
+from krm_fn.render import RendererSpec, render
 from tests.engine_support import (
     Case,
     VMError,
+    build_revision,
     case_dirs,
     compare_revisions,
     compare_vm,
@@ -20,13 +27,6 @@ from tests.engine_support import (
     results_by_vm,
     vm_key,
 )
-from krm_fn.cluster import ClusterConfig
-from krm_fn.expand import process_vm
-from krm_fn.find import FindError, find_object
-from krm_fn.index import Index
-from krm_fn.kube.api import INSTANCETYPE_KINDS, PREFERENCE_KINDS
-from krm_fn.render import RendererSpec, render
-from krm_fn.revisions import build_revision
 
 CASES = case_dirs()
 

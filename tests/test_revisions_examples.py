@@ -24,8 +24,7 @@ import pytest
 from krm_fn.index import WRAPPER_KINDS
 from krm_fn.io.emitter import Emitter
 from krm_fn.io.loader import load_documents
-from krm_fn.process import Options, process
-from krm_fn.revisions import (
+from krm_fn.kubevirt.revision import (
     LABEL_OBJECT_GENERATION,
     LABEL_OBJECT_KIND,
     LABEL_OBJECT_NAME,
@@ -33,6 +32,7 @@ from krm_fn.revisions import (
     LABEL_OBJECT_VERSION,
     content_digest,
 )
+from krm_fn.process import Options, process
 from krm_fn.validate import validate_object
 from tests.conftest import REPO
 from tests.kpt_source import fn_config, source

@@ -1,13 +1,13 @@
 #!/usr/bin/env python3
-"""Regenerate ``krm_fn/schema/kubevirt.json`` from ``shared/schemas/kubevirt-swagger.json``.
+"""Regenerate ``krm_fn/kubevirt/schema/kubevirt.json`` from ``shared/schemas/kubevirt-swagger.json``.
 
 The function runs without ``shared/`` at run time, so the part of KubeVirt's OpenAPI document that the
 VirtualMachine and the four instancetype/preference kinds reach is copied into the package, trimmed to
-what the validator (``krm_fn.schema.validate``) and the Go round trip (``krm_fn.schema.encode``) need,
+what the validator (``krm_fn.kubevirt.schema.validate``) and the Go round trip (``krm_fn.kubevirt.schema.encode``) need,
 and annotated with the Go serialisation of every field (``tools/gotypes.py``).
 
 Usage: ``python3 tools/gen_schema.py [SWAGGER] [OUT]`` (defaults: ``../shared/schemas/kubevirt-swagger.json``
-next to the repository, ``krm_fn/schema/kubevirt.json``). ``--check`` exits 1 when OUT is stale.
+next to the repository, ``krm_fn/kubevirt/schema/kubevirt.json``). ``--check`` exits 1 when OUT is stale.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from gotypes import GO_FIELDS  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_SWAGGER = REPO.parent / "shared" / "schemas" / "kubevirt-swagger.json"
-DEFAULT_OUT = REPO / "krm_fn" / "schema" / "kubevirt.json"
+DEFAULT_OUT = REPO / "krm_fn" / "kubevirt" / "schema" / "kubevirt.json"
 
 ROOTS = (
     "v1.VirtualMachine",

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Final, Literal
+
 # --- KRM / kpt / kustomize -------------------------------------------------------------------
 RESOURCE_LIST_KIND = "ResourceList"
 RESOURCE_LIST_API_VERSION = "config.kubernetes.io/v1"
@@ -16,11 +18,8 @@ ANN_LEGACY_PATH = "config.kubernetes.io/path"
 ANN_LEGACY_INDEX = "config.kubernetes.io/index"
 ANN_ID = "internal.config.kubernetes.io/id"
 ANN_PACKAGE_PATH = "internal.config.kubernetes.io/package-path"
-ANN_LOCAL_CONFIG = "config.kubernetes.io/local-config"
-ANN_FUNCTION = "config.kubernetes.io/function"
 
 # --- KubeVirt ---------------------------------------------------------------------------------
-KUBEVIRT_GROUP = "kubevirt.io"
 VM_API_VERSION = "kubevirt.io/v1"
 KIND_VM = "VirtualMachine"
 
@@ -35,8 +34,29 @@ INSTANCETYPE_KINDS = frozenset({KIND_INSTANCETYPE, KIND_CLUSTER_INSTANCETYPE})
 PREFERENCE_KINDS = frozenset({KIND_PREFERENCE, KIND_CLUSTER_PREFERENCE})
 CLUSTER_SCOPED_KINDS = frozenset({KIND_CLUSTER_INSTANCETYPE, KIND_CLUSTER_PREFERENCE})
 
+# the two families of matchers, objects and revisions, and each matcher's Go type (named in KubeVirt's errors)
+Family = Literal["instancetype", "preference"]
+FAMILIES: Final[tuple[Family, ...]] = ("instancetype", "preference")
+MATCHER_TYPE: Final[dict[Family, str]] = {"instancetype": "InstancetypeMatcher", "preference": "PreferenceMatcher"}
+FAMILY_KINDS: Final[dict[Family, frozenset[str]]] = {"instancetype": INSTANCETYPE_KINDS, "preference": PREFERENCE_KINDS}
+TYPE_KINDS: Final = INSTANCETYPE_KINDS | PREFERENCE_KINDS
+
 CONTROLLER_REVISION_API_VERSION = "apps/v1"
 KIND_CONTROLLER_REVISION = "ControllerRevision"
+
+# --- labels KubeVirt reads or writes (pkg/instancetype: infer, revision) ------------------------
+LABEL_DEFAULT_INSTANCETYPE = "instancetype.kubevirt.io/default-instancetype"
+LABEL_DEFAULT_INSTANCETYPE_KIND = "instancetype.kubevirt.io/default-instancetype-kind"
+LABEL_DEFAULT_PREFERENCE = "instancetype.kubevirt.io/default-preference"
+LABEL_DEFAULT_PREFERENCE_KIND = "instancetype.kubevirt.io/default-preference-kind"
+LABEL_OBJECT_GENERATION = "instancetype.kubevirt.io/object-generation"
+LABEL_OBJECT_KIND = "instancetype.kubevirt.io/object-kind"
+LABEL_OBJECT_NAME = "instancetype.kubevirt.io/object-name"
+LABEL_OBJECT_UID = "instancetype.kubevirt.io/object-uid"
+LABEL_OBJECT_VERSION = "instancetype.kubevirt.io/object-version"
+
+# --- Argo CD ----------------------------------------------------------------------------------
+ANN_SYNC_WAVE = "argocd.argoproj.io/sync-wave"
 
 # --- instancetype / preference labels and annotations (kubevirt/common-instancetypes docs/labels.md) --
 LABEL_CPU = "instancetype.kubevirt.io/cpu"
@@ -46,7 +66,6 @@ LABEL_CLASS = "instancetype.kubevirt.io/class"
 LABEL_VERSION = "instancetype.kubevirt.io/version"
 LABEL_VENDOR = "instancetype.kubevirt.io/vendor"
 LABEL_ICON_PF = "instancetype.kubevirt.io/icon-pf"
-LABEL_DEPRECATED = "instancetype.kubevirt.io/deprecated"
 LABEL_HUGEPAGES = "instancetype.kubevirt.io/hugepages"
 LABEL_NUMA = "instancetype.kubevirt.io/numa"
 LABEL_DEDICATED_CPU_PLACEMENT = "instancetype.kubevirt.io/dedicatedCPUPlacement"

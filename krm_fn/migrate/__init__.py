@@ -16,10 +16,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from krm_fn.find import Family
 from krm_fn.index import WRAPPER_KINDS, iter_objects, name_of, namespace_of
-from krm_fn.kube.api import ANN_INDEX, ANN_LEGACY_INDEX, ANN_LEGACY_PATH, ANN_PATH, CLUSTER_SCOPED_KINDS, KIND_VM
+from krm_fn.kube.api import ANN_INDEX, ANN_LEGACY_INDEX, ANN_LEGACY_PATH, ANN_PATH, CLUSTER_SCOPED_KINDS, KIND_VM, Family
 from krm_fn.kube.paths import Obj, get
+from krm_fn.kubevirt.revision import build_pinned_revision
 from krm_fn.migrate.common import (
     FLAVOR_API_VERSION,
     FLAVOR_KINDS,
@@ -45,7 +45,6 @@ from krm_fn.migrate.revision import (
 )
 from krm_fn.migrate.vm import convert_vm
 from krm_fn.results import Result
-from krm_fn.revisions import build_pinned_revision
 
 __all__ = ["deprecation_infos", "migrate"]
 

@@ -22,16 +22,18 @@ import json
 from dataclasses import dataclass
 from typing import Any, Final
 
-from krm_fn.find import ALL_KINDS, FAMILY_KINDS, Family
 from krm_fn.kube.api import (
+    FAMILY_KINDS,
     INSTANCETYPE_API_VERSION,
     INSTANCETYPE_GROUP,
     KIND_CLUSTER_INSTANCETYPE,
     KIND_INSTANCETYPE,
+    Family,
 )
+from krm_fn.kube.api import TYPE_KINDS as ALL_KINDS
 from krm_fn.kube.paths import Obj
+from krm_fn.kubevirt.topology import DEPRECATED_NAMES
 from krm_fn.results import Result
-from krm_fn.topology import DEPRECATED_NAMES
 
 FLAVOR_GROUP: Final = "flavor.kubevirt.io"
 FLAVOR_API_VERSION: Final = "flavor.kubevirt.io/v1alpha1"

@@ -21,25 +21,25 @@ import json
 from dataclasses import dataclass
 from typing import Any, Final
 
-from krm_fn.find import FAMILY_KINDS, FindError, Family, object_kind
 from krm_fn.kube.api import (
     CLUSTER_SCOPED_KINDS,
+    FAMILY_KINDS,
     INSTANCETYPE_API_VERSION,
     INSTANCETYPE_GROUP,
     INSTANCETYPE_VERSION,
     KIND_CONTROLLER_REVISION,
     KIND_INSTANCETYPE,
     KIND_PREFERENCE,
-)
-from krm_fn.kube.paths import Obj, get
-from krm_fn.migrate.common import FLAVOR_GROUP, current_kind, family_of, legacy_spec, target_kind
-from krm_fn.revisions import (
     LABEL_OBJECT_GENERATION,
     LABEL_OBJECT_KIND,
     LABEL_OBJECT_NAME,
     LABEL_OBJECT_UID,
     LABEL_OBJECT_VERSION,
+    Family,
 )
+from krm_fn.kube.paths import Obj, get
+from krm_fn.kubevirt.find import FindError, object_kind
+from krm_fn.migrate.common import FLAVOR_GROUP, current_kind, family_of, legacy_spec, target_kind
 
 OBJECT_LABEL_PREFIX: Final = "instancetype.kubevirt.io/object-"
 SPEC_REVISION_TYPE: Final[dict[Family, str]] = {

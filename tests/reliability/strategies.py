@@ -1,4 +1,4 @@
-"""Hypothesis strategies generated from the packaged KubeVirt schema (``krm_fn/schema/kubevirt.json``).
+"""Hypothesis strategies generated from the packaged KubeVirt schema (``krm_fn/kubevirt/schema/kubevirt.json``).
 
 :func:`from_definition` turns a compiled schema definition into a strategy for well-formed values of it:
 the right JSON types, required fields present, enums respected, quantities valid. Only a bounded subset of
@@ -21,7 +21,7 @@ from krm_fn.kube.api import (
     KIND_INSTANCETYPE,
     KIND_PREFERENCE,
 )
-from krm_fn.schema import ARR, MAP, OBJ, QTY, SCALAR, Node, spec_schema
+from krm_fn.kubevirt.schema import ARR, MAP, OBJ, QTY, SCALAR, Node, spec_schema
 from krm_fn.validate import required_fields
 
 REQUIRED = required_fields()  # as written in the schema (the API server requires them, defaults or not)

@@ -9,7 +9,7 @@ import pytest
 
 from krm_fn.catalog import CatalogSpec, generate
 from krm_fn.kube.paths import copy_json
-from krm_fn.revisions import build_pinned_revision
+from krm_fn.kubevirt.revision import build_pinned_revision
 from krm_fn.validate import covers, is_dns_subdomain, output_results, problems, validate_object
 
 pytestmark = pytest.mark.reliability

@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from krm_fn.cluster import ClusterConfig
-from krm_fn.defaults import (
+from krm_fn.kubevirt.cluster import ClusterConfig
+from krm_fn.kubevirt.defaults import (
     DefaultsError,
     set_default_network_interface,
     set_default_vmi_spec,

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from krm_fn.cluster import ClusterConfig
+from krm_fn.kubevirt.cluster import ClusterConfig
 from krm_fn.render import RendererSpec, render
 from tests.engine_support import instancetype, make_object, make_vm, preference
 

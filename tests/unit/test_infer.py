@@ -7,7 +7,8 @@ from typing import Any
 import pytest
 
 from krm_fn.index import Index
-from krm_fn.infer import InferError, infer_matchers, validate_matchers
+from krm_fn.kubevirt.infer import InferError, infer_matchers
+from krm_fn.kubevirt.webhooks.vm.mutator import validate_matchers
 from tests.engine_support import make_object, make_vm
 
 IT_LABEL = "instancetype.kubevirt.io/default-instancetype"

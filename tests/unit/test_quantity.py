@@ -8,7 +8,8 @@ from typing import Any
 import pytest
 import yaml
 
-from krm_fn.quantity import Quantity, QuantityError, canonical, from_json, go_float_string, overcommit_request
+from krm_fn.kubevirt.quantity import Quantity, QuantityError, from_json, go_float_string, overcommit_request
+from krm_fn.kubevirt.quantity import round_trip as canonical
 from tests.engine_support import conformance_dir
 
 

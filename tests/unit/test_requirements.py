@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from krm_fn.preference.requirements import check_requirements
-from krm_fn.preference.validation import check_spread
+from krm_fn.kubevirt.preference.requirements import check_requirements
+from krm_fn.kubevirt.preference.validation import check_spread
 
 IT = {"cpu": {"guest": 2}, "memory": {"guest": "2Gi"}}
 

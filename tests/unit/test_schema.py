@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from krm_fn.schema import encode_object, validate_vm
+from krm_fn.kubevirt.schema import encode_object, validate_vm
 from tests.engine_support import make_vm, shared_dir
 
 REPO = Path(__file__).resolve().parents[2]
@@ -20,7 +20,7 @@ def test_packaged_schema_is_up_to_date() -> None:
     if not swagger.is_file():
         pytest.skip("shared/schemas/kubevirt-swagger.json not found")
     proc = subprocess.run([sys.executable, str(REPO / "tools" / "gen_schema.py"), str(swagger),
-                           str(REPO / "krm_fn" / "schema" / "kubevirt.json"), "--check"],
+                           str(REPO / "krm_fn" / "kubevirt" / "schema" / "kubevirt.json"), "--check"],
                           capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
 

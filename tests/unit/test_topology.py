@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from krm_fn.topology import guest_topology, preferred_topology, spread_options
+from krm_fn.kubevirt.topology import guest_topology, preferred_topology, spread_options
 
 
 def _spread(ratio: int | None = None, across: str | None = None, legacy: int | None = None,

@@ -1,4 +1,5 @@
-"""KubeVirt's validating webhooks for the instancetype and preference objects (``pkg/instancetype/webhooks``,
+"""KubeVirt's admission webhooks: for VMs (:mod:`.vm`: mutator, admitter), and the validating webhooks for the
+instancetype and preference objects (``pkg/instancetype/webhooks``,
 ``pkg/instancetype/preference/webhooks``) and what the API server checks before them (the CRDs' structural
 schema): :mod:`.instancetype`, :mod:`.preference`, and :mod:`.admission` for a whole object.
 

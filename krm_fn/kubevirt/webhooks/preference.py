@@ -4,7 +4,7 @@
 Upstream: ``pkg/instancetype/preference/webhooks/admitter.go`` (``ValidatePreferenceSpec``,
 ``checkForDeprecatedPreferredCPUTopology``) and ``IsPreferredTopologySupported`` from
 ``pkg/instancetype/preference/validation/cpu.go``; the effective spread ratio and ``across`` are
-``GetSpreadOptions`` (``pkg/instancetype/preference/apply/cpu.go``, here :func:`krm_fn.topology.spread_options`).
+``GetSpreadOptions`` (``pkg/instancetype/preference/apply/cpu.go``, here :func:`krm_fn.kubevirt.topology.spread_options`).
 Semantics: ``shared/docs/kubevirt-semantics.md`` §13.4.
 
 As in :mod:`.instancetype`, values of the wrong JSON type are left to the schema and skipped here.
@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any, Final
 
 from krm_fn.kubevirt.webhooks import Problem
-from krm_fn.topology import (
+from krm_fn.kubevirt.topology import (
     ACROSS_CORES_THREADS,
     ACROSS_SOCKETS_CORES,
     ACROSS_SOCKETS_CORES_THREADS,

@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from krm_fn.find import FindError, find_spec
 from krm_fn.index import Index
+from krm_fn.kubevirt.find import FindError, find_spec
 from tests.engine_support import instancetype, make_object, make_vm, preference
 
 NS_IT = make_object("VirtualMachineInstancetype", "small", {"cpu": {"guest": 1}}, namespace="ns1")

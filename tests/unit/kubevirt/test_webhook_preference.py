@@ -102,7 +102,7 @@ def test_cores_threads_takes_only_an_effective_ratio_of_2(topology: str, legacy:
 @pytest.mark.parametrize("ratio", [0, 1, 3, 4])
 def test_other_across_values_take_any_ratio(across: Any, ratio: int) -> None:
     """Only CoresThreads limits the ratio (ratio 0 included: the webhook does not check it; the VM admission's
-    spread check refuses what it cannot divide, ``krm_fn.preference.validation``)."""
+    spread check refuses what it cannot divide, ``krm_fn.kubevirt.preference.validation``)."""
     assert admit(pref("spread", across=across, ratio=ratio)) == []
     assert admit(pref("spread", legacy_ratio=ratio, across=across)) == []
 

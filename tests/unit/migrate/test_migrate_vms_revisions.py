@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
+from krm_fn.kube.api import LABEL_OBJECT_VERSION
 from krm_fn.migrate import migrate
-from krm_fn.revisions import LABEL_OBJECT_VERSION
 
 V1B1 = "instancetype.kubevirt.io/v1beta1"
 NS = "legacy"

@@ -1,0 +1,47 @@
+"""Memory from the instancetype (``apply/memory.go``): only the first conflict is reported; the request
+for ``overcommitPercent`` uses KubeVirt's float32 arithmetic (:func:`krm_fn.kubevirt.quantity.overcommit_request`)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from krm_fn.kube.paths import Obj, copy_json, ensure_map, get2
+from krm_fn.kubevirt.conflict import Conflict, child
+from krm_fn.kubevirt.quantity import from_json, overcommit_request
+
+
+def validate_memory(base: Sequence[str], it: Obj, vmi: Obj) -> list[Conflict]:
+    memory = get2(vmi, "domain", "memory") or {}
+    itmem = it.get("memory") or {}
+    resources = get2(vmi, "domain", "resources") or {}
+    if memory.get("guest") is not None:
+        return [child(base, "domain", "memory", "guest")]
+    if memory.get("hugepages") is not None and itmem.get("hugepages") is not None:
+        return [child(base, "domain", "memory", "hugepages")]
+    if memory.get("maxGuest") is not None and itmem.get("maxGuest") is not None:
+        return [child(base, "domain", "memory", "maxGuest")]
+    if "memory" in (resources.get("requests") or {}):
+        return [child(base, "domain", "resources", "requests", "memory")]
+    if "memory" in (resources.get("limits") or {}):
+        return [child(base, "domain", "resources", "limits", "memory")]
+    return []
+
+
+def apply_memory(base: Sequence[str], it: Obj, vmi: Obj) -> list[Conflict]:
+    memory = ensure_map(vmi, ("domain", "memory"))
+    conflicts = validate_memory(base, it, vmi)
+    if conflicts:
+        return conflicts
+    itmem = it.get("memory") or {}
+    guest = itmem.get("guest")
+    if guest is not None:
+        memory["guest"] = guest
+    if itmem.get("hugepages") is not None:
+        memory["hugepages"] = copy_json(itmem["hugepages"])
+    if itmem.get("maxGuest") is not None:
+        memory["maxGuest"] = itmem["maxGuest"]
+    percent = int(itmem.get("overcommitPercent") or 0)
+    if percent > 0 and guest is not None:
+        requests = ensure_map(vmi, ("domain", "resources", "requests"))
+        requests["memory"] = str(overcommit_request(from_json(guest), percent))
+    return []

@@ -1,0 +1,167 @@
+"""The defaults expand applies (``pkg/defaults/defaults.go`` ``SetDefaultVirtualMachineInstanceSpec``,
+``pkg/util/util.go`` ``SetDefaultVolumeDisk``, ``pkg/network/vmispec/defaults.go``
+``SetDefaultNetworkInterface``), driven by :class:`krm_fn.kubevirt.cluster.ClusterConfig`."""
+
+from __future__ import annotations
+
+from typing import Final
+
+from krm_fn.kube.paths import Obj, ensure_map, get2, get3
+from krm_fn.kubevirt.cluster import ClusterConfig
+from krm_fn.kubevirt.quantity import QuantityError, from_json
+
+DEFAULT_CPU_REQUEST: Final = "100m"
+MACHINE_TYPES: Final[dict[str, str]] = {
+    "amd64": "q35",
+    "arm64": "virt",
+    "s390x": "s390-ccw-virtio",
+    "ppc64le": "pseries",
+}
+DEFAULT_NETWORK_NAME: Final = "default"
+NETWORKS_FIELD: Final = "spec.template.spec.networks"  # where a DefaultsError points
+
+
+class DefaultsError(Exception):
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+def set_default_volume_disks(vmi: Obj) -> None:
+    """A disk ``{name}`` for every volume that has no disk or filesystem of the same name."""
+    volumes = vmi.get("volumes") or []
+    if not volumes:
+        return
+    devices = ensure_map(vmi, ("domain", "devices"))
+    taken = {d.get("name") for d in devices.get("disks") or []}
+    taken |= {f.get("name") for f in devices.get("filesystems") or []}
+    for volume in volumes:
+        name = volume.get("name")
+        if name not in taken:
+            devices.setdefault("disks", [])
+            if devices["disks"] is None:
+                devices["disks"] = []
+            devices["disks"].append({"name": name})
+            taken.add(name)
+
+
+def set_default_network_interface(cluster: ClusterConfig, vmi: Obj) -> None:
+    """The pod network and its interface when the VM has neither networks nor interfaces."""
+    devices = get2(vmi, "domain", "devices") or {}
+    if devices.get("autoattachPodInterface") is False:
+        return
+    if vmi.get("networks") or devices.get("interfaces"):
+        return
+    binding = cluster.default_network_interface
+    if binding == "bridge":
+        if not cluster.permit_bridge_interface_on_pod_network:
+            raise DefaultsError("bridge interface is not enabled in kubevirt-config")
+        iface: Obj = {"name": DEFAULT_NETWORK_NAME, "bridge": {}}
+    elif binding == "masquerade":
+        iface = {"name": DEFAULT_NETWORK_NAME, "masquerade": {}}
+    elif binding == "slirp":
+        raise DefaultsError("slirp interface is deprecated as of v1.3")
+    else:
+        raise DefaultsError(f"invalid default network interface {binding}")
+    ensure_map(vmi, ("domain", "devices"))["interfaces"] = [iface]
+    vmi["networks"] = [{"name": DEFAULT_NETWORK_NAME, "pod": {}}]
+
+
+def _quantity_is_zero(value: object) -> bool:
+    if value is None:
+        return True
+    try:
+        return from_json(value).is_zero()
+    except QuantityError:
+        return True
+
+
+def _ceil_value(value: object) -> int:
+    try:
+        return from_json(value).value()
+    except QuantityError:
+        return 0
+
+
+def _set_resource_requests(cluster: ClusterConfig, vmi: Obj) -> None:
+    resources = ensure_map(vmi, ("domain", "resources"))
+    limits = resources.get("limits") or {}
+    requests = resources.get("requests") or {}
+    if not _quantity_is_zero(limits.get("cpu")) and _quantity_is_zero(requests.get("cpu")):
+        ensure_map(resources, ("requests",))["cpu"] = limits["cpu"]
+    if cluster.cpu_request != DEFAULT_CPU_REQUEST:
+        try:
+            differs = from_json(cluster.cpu_request) != from_json(DEFAULT_CPU_REQUEST)
+        except QuantityError:
+            differs = False
+        cpu = get2(vmi, "domain", "cpu") or {}
+        if differs and "cpu" not in (resources.get("requests") or {}) and not cpu.get("dedicatedCpuPlacement"):
+            ensure_map(resources, ("requests",))["cpu"] = cluster.cpu_request
+
+
+def _set_guest_memory(vmi: Obj) -> None:
+    memory = ensure_map(vmi, ("domain", "memory"))
+    if memory.get("guest") is not None:
+        return
+    resources = get2(vmi, "domain", "resources") or {}
+    for section in ("requests", "limits"):
+        value = (resources.get(section) or {}).get("memory")
+        if not _quantity_is_zero(value):
+            memory["guest"] = value
+            return
+    page_size = get2(memory, "hugepages", "pageSize")
+    if page_size:
+        try:
+            from_json(page_size)
+        except QuantityError:
+            return
+        memory["guest"] = page_size
+
+
+def _set_cpu_topology(vmi: Obj) -> None:
+    cpu = get2(vmi, "domain", "cpu")
+    if cpu is not None and (cpu.get("sockets") or cpu.get("cores") or cpu.get("threads")):
+        return
+    resources = get2(vmi, "domain", "resources") or {}
+    limits = resources.get("limits") or {}
+    requests = resources.get("requests") or {}
+    sockets = 1
+    if "cpu" in limits:
+        sockets = _ceil_value(limits["cpu"])
+    elif "cpu" in requests:
+        sockets = _ceil_value(requests["cpu"])
+    cpu = ensure_map(vmi, ("domain", "cpu"))
+    cpu["sockets"] = sockets
+    cpu["cores"] = 1
+    cpu["threads"] = 1
+
+
+def _set_image_pull_policies(vmi: Obj) -> None:
+    for volume in vmi.get("volumes") or []:
+        disk = volume.get("containerDisk")
+        if not isinstance(disk, dict) or disk.get("imagePullPolicy"):
+            continue
+        image = str(disk.get("image") or "")
+        always = image.endswith(":latest") or (":" not in image and "@" not in image)
+        disk["imagePullPolicy"] = "Always" if always else "IfNotPresent"
+
+
+def machine_type_for(cluster: ClusterConfig, arch: str) -> str:
+    """``GetMachineType``: the cluster override, else the architecture's default (amd64's for others)."""
+    return cluster.machine_type or MACHINE_TYPES.get(arch, MACHINE_TYPES["amd64"])
+
+
+def set_default_vmi_spec(cluster: ClusterConfig, vmi: Obj) -> None:
+    """``SetDefaultVirtualMachineInstanceSpec`` on a VMI spec (VM: ``spec.template.spec``)."""
+    if not vmi.get("architecture"):
+        vmi["architecture"] = cluster.architecture
+    if not get3(vmi, "domain", "machine", "type"):
+        ensure_map(vmi, ("domain", "machine"))["type"] = machine_type_for(cluster, str(vmi["architecture"]))
+    _set_resource_requests(cluster, vmi)
+    _set_guest_memory(vmi)
+    _set_cpu_topology(vmi)
+    _set_image_pull_policies(vmi)
+    if vmi.get("evictionStrategy") is None and cluster.eviction_strategy:
+        vmi["evictionStrategy"] = cluster.eviction_strategy
+    set_default_network_interface(cluster, vmi)
+    set_default_volume_disks(vmi)

@@ -1,0 +1,151 @@
+"""Find the instancetype / preference a VM's matcher refers to (``pkg/instancetype/find``,
+``pkg/instancetype/preference/find``): ``revisionName`` first, then a status ref whose revision belongs to
+the matcher's object, then the live object by kind (items first, then the catalog)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any, Final
+
+from krm_fn.index import Index, namespace_of
+from krm_fn.kube.api import (
+    FAMILY_KINDS,
+    INSTANCETYPE_API_VERSION,
+    INSTANCETYPE_GROUP,
+    KIND_CLUSTER_INSTANCETYPE,
+    KIND_CLUSTER_PREFERENCE,
+    KIND_CONTROLLER_REVISION,
+    KIND_INSTANCETYPE,
+    KIND_PREFERENCE,
+    LABEL_OBJECT_NAME,
+    MATCHER_TYPE,
+    TYPE_KINDS,
+    Family,
+)
+from krm_fn.kube.paths import Obj, get, get2
+
+# lower-cased matcher kind -> object kind (an empty kind means the cluster kind)
+KIND_ALIASES: Final[dict[Family, dict[str, str]]] = {
+    "instancetype": {
+        "virtualmachineinstancetype": KIND_INSTANCETYPE,
+        "virtualmachineinstancetypes": KIND_INSTANCETYPE,
+        "virtualmachineclusterinstancetype": KIND_CLUSTER_INSTANCETYPE,
+        "virtualmachineclusterinstancetypes": KIND_CLUSTER_INSTANCETYPE,
+        "": KIND_CLUSTER_INSTANCETYPE,
+    },
+    "preference": {
+        "virtualmachinepreference": KIND_PREFERENCE,
+        "virtualmachinepreferences": KIND_PREFERENCE,
+        "virtualmachineclusterpreference": KIND_CLUSTER_PREFERENCE,
+        "virtualmachineclusterpreferences": KIND_CLUSTER_PREFERENCE,
+        "": KIND_CLUSTER_PREFERENCE,
+    },
+}
+# where client-go's scheme is created (the decoder names the scheme by that call site)
+CLIENT_SCHEME: Final = "kubevirt.io/client-go/kubevirt/scheme/register.go:44"
+STATUS_REF: Final[dict[Family, str]] = {"instancetype": "instancetypeRef", "preference": "preferenceRef"}
+
+
+class FindError(Exception):
+    """A lookup failure, with KubeVirt's (API server's) wording."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+@dataclass(frozen=True, slots=True)
+class Found:
+    spec: Obj           # the object's spec (what gets applied)
+    obj: Obj | None     # the live object; None when it came from a ControllerRevision
+    kind: str           # the object kind
+
+
+def resource_of(kind: str) -> str:
+    """``virtualmachineinstancetypes.instancetype.kubevirt.io`` etc. (the not-found error's resource)."""
+    return f"{kind.lower()}s.{INSTANCETYPE_GROUP}"
+
+
+def not_found(resource: str, name: str) -> FindError:
+    return FindError(f'{resource} "{name}" not found')
+
+
+def object_kind(family: Family, matcher_kind: str) -> str:
+    """The object kind a matcher ``kind`` names (case-insensitive); raises for anything else."""
+    kind = KIND_ALIASES[family].get(matcher_kind.lower())
+    if kind is None:
+        raise FindError(f"got unexpected kind in {MATCHER_TYPE[family]}: {matcher_kind}")
+    return kind
+
+
+def find_object(vm: Obj, family: Family, index: Index) -> tuple[str, Obj]:
+    """The live object the matcher names (no revision lookup); raises :class:`FindError`."""
+    matcher = get2(vm, "spec", family) or {}
+    kind = object_kind(family, str(matcher.get("kind") or ""))
+    name = str(matcher.get("name") or "")
+    obj = index.get(kind, namespace_of(vm), name, fallback=True)
+    if obj is None:
+        raise not_found(resource_of(kind), name)
+    return kind, obj
+
+
+def spec_from_revision(cr: Obj, family: Family) -> Found:
+    """The spec embedded in a ControllerRevision (``v1beta1`` only)."""
+    data: Any = cr.get("data")
+    if isinstance(data, (str, bytes)):
+        try:
+            data = json.loads(data)
+        except ValueError as err:
+            raise FindError(f"failed to decode object in ControllerRevision: {err}") from None
+    if not isinstance(data, dict):
+        raise FindError("failed to decode object in ControllerRevision: Object 'Kind' is missing in 'null'")
+    api_version = str(data.get("apiVersion") or "")
+    kind = str(data.get("kind") or "")
+    if not kind:
+        raise FindError(f"failed to decode object in ControllerRevision: Object 'Kind' is missing in "
+                        f"'{json.dumps(data, separators=(',', ':'))}'")
+    if api_version != INSTANCETYPE_API_VERSION or kind not in TYPE_KINDS:
+        raise FindError(f'failed to decode object in ControllerRevision: no kind "{kind}" is registered for '
+                        f'version "{api_version}" in scheme "{CLIENT_SCHEME}"')
+    if kind not in FAMILY_KINDS[family]:
+        raise FindError(f"unexpected type in ControllerRevision: *v1beta1.{kind}")
+    spec = data.get("spec")
+    return Found(spec if isinstance(spec, dict) else {}, None, kind)
+
+
+def _revision(vm: Obj, name: str, index: Index) -> Obj:
+    cr = index.get(KIND_CONTROLLER_REVISION, namespace_of(vm), name)
+    if cr is None:
+        raise not_found("controllerrevisions.apps", name)
+    return cr
+
+
+def find_spec(vm: Obj, family: Family, index: Index) -> Found | None:
+    """What ``find.Spec`` returns for the matcher (``None`` without a matcher); raises :class:`FindError`."""
+    matcher = get2(vm, "spec", family)
+    if not isinstance(matcher, dict):
+        return None
+    revision_name = matcher.get("revisionName")
+    if revision_name:
+        return spec_from_revision(_revision(vm, str(revision_name), index), family)
+    ref_name = get(vm, ("status", STATUS_REF[family], "controllerRevisionRef", "name"))
+    if ref_name:
+        cr = _revision(vm, str(ref_name), index)
+        labels = get2(cr, "metadata", "labels") or {}
+        if labels.get(LABEL_OBJECT_NAME) == matcher.get("name"):
+            return spec_from_revision(cr, family)
+    matcher_kind, name = matcher.get("kind"), matcher.get("name")
+    key = None
+    if type(name) is str and (matcher_kind is None or type(matcher_kind) is str):
+        # the live object by matcher and namespace: the same for every VM that names it (this render)
+        key = ("find", family, matcher_kind, name, namespace_of(vm))
+        found: Found | None = index.memo.get(key)
+        if found is not None:
+            return found
+    kind, obj = find_object(vm, family, index)
+    spec = obj.get("spec")
+    found = Found(spec if isinstance(spec, dict) else {}, obj, kind)
+    if key is not None:
+        index.memo[key] = found
+    return found

@@ -1,0 +1,136 @@
+"""What KubeVirt does to a VirtualMachine created in a cluster, then what expand returns for it: one VM
+through named stages; the first failure ends it (``shared/conformance/README.md``).
+
+1. ``schema``: the OpenAPI validator of virt-api (:func:`krm_fn.kubevirt.schema.validate_vm`);
+2. ``mutate``: the mutating webhook (:mod:`krm_fn.kubevirt.webhooks.vm.mutator`): matcher validation,
+   ``inferFromVolume``, the preference values it persists;
+3. ``admit``: the validating webhook (:mod:`krm_fn.kubevirt.webhooks.vm.admitter`) on a copy: spread check,
+   conflicts, defaults, preference requirements (lookup failures are ignored there);
+4. ``expand``: :func:`krm_fn.kubevirt.expand.expand` on the mutated VM, whose result is what a Go round trip
+   writes (:func:`krm_fn.kubevirt.schema.encode_shared`, only when the expanded VM is read:
+   :attr:`Outcome.expanded`).
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from krm_fn.index import Index
+from krm_fn.kube.api import Family
+from krm_fn.kube.paths import Obj
+from krm_fn.kubevirt.cluster import ClusterConfig
+from krm_fn.kubevirt.defaults import NETWORKS_FIELD
+from krm_fn.kubevirt.expand import expand
+from krm_fn.kubevirt.find import FindError, Found, find_spec
+from krm_fn.kubevirt.quantity import QuantityCache
+from krm_fn.kubevirt.rejection import Rejection
+from krm_fn.kubevirt.schema import encode_shared, validate_vm
+from krm_fn.kubevirt.vmcopy import expand_copy
+from krm_fn.kubevirt.webhooks.vm.admitter import admit, conflicts_rejection, requirements_rejection, spread_rejection
+from krm_fn.kubevirt.webhooks.vm.mutator import mutate, persist_preferences
+
+VM_DEFINITION: Final = "v1.VirtualMachine"
+
+
+class Outcome:
+    """``expanded`` is None for a VM without matchers (returned unchanged) or a rejected one.
+
+    The Go round trip of the expanded VM is done on first access of ``expanded`` only (``pending`` holds the
+    VM to encode): the validate and revisions modes never read it. It shares what it leaves unchanged with
+    the VM (:func:`krm_fn.kubevirt.schema.encode_shared`): no part of an outcome may be mutated.
+    """
+
+    __slots__ = ("rejection", "mutated", "inferred", "_expanded", "_pending")
+
+    def __init__(self, rejection: Rejection | None = None, mutated: Obj | None = None, inferred: Obj | None = None,
+                 *, pending: Obj | None = None) -> None:
+        self.rejection = rejection
+        self.mutated = mutated      # the VM as the mutating webhook left it
+        self.inferred = inferred    # the VM after inferFromVolume only (what a pinned VM keeps)
+        self._expanded: Obj | None = None
+        self._pending = pending
+
+    @property
+    def expanded(self) -> Obj | None:
+        if self._pending is not None:
+            self._expanded = encode_shared(self._pending, VM_DEFINITION)
+            self._pending = None
+        return self._expanded
+
+
+def has_matchers(vm: Obj) -> bool:
+    spec = vm.get("spec")
+    return isinstance(spec, dict) and (spec.get("instancetype") is not None or spec.get("preference") is not None)
+
+
+Lookup = Found | FindError | None
+
+
+def lookup(vm: Obj, family: Family, index: Index) -> Lookup:
+    """The matcher's spec, ``None`` without a matcher, or the lookup error (as a value)."""
+    try:
+        return find_spec(vm, family, index)
+    except FindError as err:
+        return err
+
+
+def _spec(result: Lookup) -> Obj | None:
+    return result.spec if isinstance(result, Found) else None
+
+
+def check_schema(vm: Obj) -> Rejection | None:
+    errors = validate_vm(vm)
+    return Rejection("schema", ", ".join(errors)) if errors else None
+
+
+def process_vm(vm: Obj, index: Index, cluster: ClusterConfig) -> Outcome:
+    """The whole pipeline for one VM; never mutates ``vm``."""
+    rejection = check_schema(vm)
+    if rejection:
+        return Outcome(rejection=rejection)
+    if not has_matchers(vm):
+        return Outcome()
+    inferred = mutate(vm, index)
+    if isinstance(inferred, Rejection):
+        return Outcome(rejection=inferred)
+    if not has_matchers(inferred):
+        # inference with the Ignore policy cleared the matchers: KubeVirt persists that VM as is
+        return Outcome(pending=inferred, mutated=inferred, inferred=inferred)
+    # the webhook's changes (architecture, machine type, storage class) leave the matchers, status refs
+    # and namespace alone: the lookups on ``inferred`` hold for ``mutated``
+    it, pref = lookup(inferred, "instancetype", index), lookup(inferred, "preference", index)
+    pref_spec = _spec(pref)
+    mutated = persist_preferences(inferred, pref_spec) if pref_spec is not None else inferred
+    expanded = admit_and_expand(mutated, it, pref, cluster, index.quantities)
+    if isinstance(expanded, Rejection):
+        return Outcome(rejection=expanded, mutated=mutated, inferred=inferred)
+    return Outcome(pending=expanded, mutated=mutated, inferred=inferred)
+
+
+def admit_and_expand(vm: Obj, it: Lookup, pref: Lookup, cluster: ClusterConfig,
+                     quantities: QuantityCache | None = None) -> Obj | Rejection:
+    """Admission, then expand, with one copy of the template where they can share it.
+
+    Both apply the same specs and set the same defaults; they differ only in when the default disks and pod
+    interface are added, which neither conflicts nor requirements depend on. So once expand gets past those
+    devices, admission judges expand's copy: its conflicts in admission's words (admission runs first), or
+    the requirements on its result. When it does not (a lookup failed, or the pod interface cannot be added),
+    admission runs on its own copy, and expand's error stands only if admission lets the VM through.
+    """
+    it_spec, pref_spec = _spec(it), _spec(pref)
+    if isinstance(it, FindError):
+        failed = Rejection("expand", it.message, "spec.instancetype")
+    elif isinstance(pref, FindError):
+        failed = Rejection("expand", pref.message, "spec.preference")
+    else:
+        rejection = spread_rejection(it_spec, pref_spec)
+        if rejection:
+            return rejection
+        expanded = expand(expand_copy(vm), it_spec, pref_spec, cluster)
+        if isinstance(expanded, list):
+            return conflicts_rejection(expanded)
+        if isinstance(expanded, dict):
+            return requirements_rejection(it_spec, pref_spec, expanded["spec"]["template"]["spec"], quantities) \
+                or expanded
+        failed = Rejection("expand", expanded.message, NETWORKS_FIELD)
+    return admit(vm, it_spec, pref_spec, cluster, quantities) or failed

@@ -1,0 +1,520 @@
+"""Kubernetes ``resource.Quantity`` exactly as apimachinery (v0.34) parses, rounds and prints it.
+
+Two internal representations, as upstream: the fast ``int64Amount`` (``value * 10**scale``, int64) and
+the arbitrary precision ``inf.Dec`` (``unscaled * 10**-scale``). Which one a string ends up in decides
+its canonical form and the overflow behaviour of :meth:`Quantity.value`, so both are modelled.
+A string that is already canonical (fast path) is remembered and printed back verbatim (``"007"``).
+
+Also: KubeVirt's float32 memory-overcommit arithmetic (``apply/memory.go``).
+"""
+
+from __future__ import annotations
+
+import re
+import struct
+from decimal import Decimal
+from typing import Any, Final, Literal
+
+Format = Literal["DecimalExponent", "BinarySI", "DecimalSI"]
+
+SPLIT_RE: Final = "^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$"
+ERR_FORMAT: Final = f"quantities must match the regular expression '{SPLIT_RE}'"
+ERR_NUMERIC: Final = "unable to parse numeric part of quantity"
+ERR_SUFFIX: Final = "unable to parse quantity's suffix"
+
+_INT64_MAX: Final = (1 << 63) - 1
+_INT64_MIN: Final = -(1 << 63)
+_MAX_INT64_FACTORS: Final = 18
+_NANO: Final = -9
+_DIGITS: Final = frozenset("0123456789")
+_SUFFIX_CHARS: Final = frozenset("eEinumkKMGTP")
+
+_DEC_SUFFIXES: Final[dict[str, int]] = {
+    "n": -9, "u": -6, "m": -3, "": 0, "k": 3, "M": 6, "G": 9, "T": 12, "P": 15, "E": 18,
+}
+_BIN_SUFFIXES: Final[dict[str, int]] = {"Ki": 10, "Mi": 20, "Gi": 30, "Ti": 40, "Pi": 50, "Ei": 60}
+_DEC_BY_EXP: Final = {v: k for k, v in _DEC_SUFFIXES.items()}
+_BIN_BY_EXP: Final = {v: k for k, v in _BIN_SUFFIXES.items()}
+
+
+class QuantityError(ValueError):
+    """A string that ``resource.ParseQuantity`` rejects; ``str(err)`` is apimachinery's message."""
+
+
+def _wrap64(v: int) -> int:
+    """Two's complement int64 wrap-around (Go integer overflow)."""
+    return ((v + (1 << 63)) & ((1 << 64) - 1)) - (1 << 63)
+
+
+def _big_int64(v: int) -> int:
+    """Go ``big.Int.Int64()``: the low 64 bits of ``|v|`` as int64, negated when ``v < 0``."""
+    low = _wrap64(abs(v) & ((1 << 64) - 1))
+    return _wrap64(-low) if v < 0 else low
+
+
+def _go_div(a: int, b: int) -> tuple[int, int]:
+    """Go's truncated integer division and remainder."""
+    q = abs(a) // abs(b)
+    if (a < 0) != (b < 0):
+        q = -q
+    return q, a - q * b
+
+
+def _interpret(suffix: str) -> tuple[int, int, Format] | None:
+    exp = _DEC_SUFFIXES.get(suffix)
+    if exp is not None:
+        return 10, exp, "DecimalSI"
+    exp = _BIN_SUFFIXES.get(suffix)
+    if exp is not None:
+        return 2, exp, "BinarySI"
+    if len(suffix) > 1 and suffix[0] in "eE":
+        body = suffix[1:]
+        digits = body[1:] if body[:1] in ("+", "-") else body
+        if digits and all(c in _DIGITS for c in digits):
+            value = int(body)
+            if _INT64_MIN <= value <= _INT64_MAX:
+                return 10, value, "DecimalExponent"
+    return None
+
+
+def _scan(text: str) -> tuple[bool, str, str, str, str]:
+    """``parseQuantityString``: (positive, value, numerator, denominator, suffix); raises on bad shape."""
+    positive = True
+    pos = 0
+    end = len(text)
+    if pos < end and text[0] in "+-":
+        positive = text[0] != "-"
+        pos += 1
+    while True:  # strip leading zeros
+        if pos >= end:
+            return positive, "0", "0", "", ""
+        if text[pos] != "0":
+            break
+        pos += 1
+    i = pos
+    while i < end and text[i] in _DIGITS:
+        i += 1
+    num = text[pos:i]
+    if i >= end:
+        return positive, text, num, "", ""
+    pos = i
+    if not num:
+        num = "0"
+    denom = ""
+    if text[pos] == ".":
+        pos += 1
+        i = pos
+        while i < end and text[i] in _DIGITS:
+            i += 1
+        denom = text[pos:i]
+        if i >= end:
+            return positive, text, num, denom, ""
+        pos = i
+    value = text[:pos]
+    suffix_start = pos
+    i = pos
+    while i < end and text[i] in _SUFFIX_CHARS:
+        i += 1
+    if i >= end:
+        return positive, value, num, denom, text[suffix_start:]
+    pos = i
+    if text[pos] in "+-":
+        pos += 1
+    i = pos
+    while i < end and text[i] in _DIGITS:
+        i += 1
+    if i >= end:
+        return positive, value, num, denom, text[suffix_start:]
+    raise QuantityError(ERR_FORMAT)
+
+
+def _remove_factors(value: int, base: int) -> tuple[int, int]:
+    """``removeInt64Factors`` / ``removeBigIntFactors`` (same result for the values they see)."""
+    times = 0
+    negative = value < 0
+    v = -value if negative else value
+    while v >= base and v % base == 0:
+        times += 1
+        v //= base
+    return (-v if negative else v), times
+
+
+def _dec_round_up(unscaled: int, scale: int, new_scale: int) -> tuple[int, int]:
+    """``inf.Dec.Round(x, new_scale, RoundUp)``: away from zero; the result has exactly ``new_scale``."""
+    if new_scale >= scale:
+        return unscaled * 10 ** (new_scale - scale), new_scale
+    div = 10 ** (scale - new_scale)
+    q, r = divmod(abs(unscaled), div)
+    if r:
+        q += 1
+    return (-q if unscaled < 0 else q), new_scale
+
+
+class Quantity:
+    """An immutable parsed quantity. ``str(q)`` is ``Quantity.String()`` (what the API server writes back)."""
+
+    __slots__ = ("_kind", "_a", "_scale", "format", "_s")
+
+    def __init__(self, kind: str, a: int, scale: int, fmt: Format, s: str = "") -> None:
+        # kind "i": int64Amount, amount = a * 10**scale; kind "d": inf.Dec, amount = a * 10**-scale
+        self._kind = kind
+        self._a = a
+        self._scale = scale
+        self.format: Format = fmt
+        self._s = s
+
+    # --- construction ------------------------------------------------------------------------
+    @staticmethod
+    def from_int(value: int, fmt: Format) -> Quantity:
+        """``resource.NewQuantity(value, format)``."""
+        return Quantity("i", value, 0, fmt)
+
+    @staticmethod
+    def parse(text: str) -> Quantity:
+        """``resource.ParseQuantity``."""
+        if not text:
+            raise QuantityError(ERR_FORMAT)
+        if text == "0":
+            return Quantity("i", 0, 0, "DecimalSI", text)
+        positive, value, num, denom, suf = _scan(text)
+        interp = _interpret(suf)
+        if interp is None:
+            raise QuantityError(ERR_SUFFIX)
+        base, exponent, fmt = interp
+        precision = 0
+        scale = 0
+        mantissa = 1
+        if fmt == "BinarySI":
+            if exponent >= 0 and not denom:
+                mantissa = 1 << exponent
+                precision = 15 - len(num) - int(struct.unpack("f", struct.pack("f", exponent * 3 / 10))[0]) - 1
+            else:
+                precision = -1
+        else:
+            scale = exponent
+            precision = _MAX_INT64_FACTORS - (len(num) + len(denom))
+        if precision >= 0:
+            scale -= len(denom)
+            if scale >= _NANO:
+                shifted = num + denom
+                ivalue = int(shifted)
+                if ivalue > _INT64_MAX:
+                    raise QuantityError(ERR_NUMERIC)
+                result = ivalue * mantissa
+                if _INT64_MIN <= result <= _INT64_MAX:
+                    if not positive:
+                        result = -result
+                    if fmt == "BinarySI":
+                        canonical = exponent % 10 == 0 and (ivalue & 0x07) != 0
+                    else:
+                        canonical = scale % 3 == 0 and not shifted.endswith("000") and shifted[0] != "0"
+                    return Quantity("i", result, scale, fmt, text if canonical else "")
+        # slow path: arbitrary precision
+        unscaled, dscale = _parse_dec(value)
+        if base == 10:
+            dscale -= exponent
+        else:
+            unscaled <<= exponent
+        sign = -1 if unscaled < 0 else (1 if unscaled else 0)
+        unscaled = abs(unscaled)
+        if unscaled != 0:
+            unscaled, dscale = _dec_round_up(unscaled, dscale, -_NANO)
+        if fmt == "BinarySI" and _cmp_dec(unscaled, dscale, _INT64_MAX, 0) > 0:
+            unscaled, dscale = _INT64_MAX, 0
+        if fmt == "BinarySI" and _cmp_dec(unscaled, dscale, 1, 0) < 0 and unscaled > 0:
+            fmt = "DecimalSI"
+        if sign < 0:
+            unscaled = -unscaled
+        return Quantity("d", unscaled, dscale, fmt)
+
+    # --- accessors ---------------------------------------------------------------------------
+    def _as_dec(self) -> tuple[int, int]:
+        if self._kind == "d":
+            return self._a, self._scale
+        if self._scale >= 0:
+            return self._a * 10 ** self._scale, 0
+        return self._a, -self._scale
+
+    def is_zero(self) -> bool:
+        return self._a == 0
+
+    def scaled_value(self, scale: int) -> int:
+        """``ScaledValue``: the amount in units of ``10**scale``, rounded up, int64 overflow as in Go."""
+        if self._kind == "i":
+            if self._scale < scale:
+                return _negative_scale(self._a, scale - self._scale)[0]
+            r = self._a * 10 ** (self._scale - scale)
+            return r if _INT64_MIN <= r <= _INT64_MAX else 0
+        unscaled, dscale = self._a, self._scale
+        dif = dscale - (-scale)
+        if dif == 0:
+            return _big_int64(unscaled)
+        if dif < 0:
+            return _wrap64(_big_int64(unscaled) * 10 ** (-dif))
+        if unscaled < _INT64_MAX and dif < 19:
+            u = _big_int64(unscaled)
+            q, m = _go_div(u, 10**dif)
+            return q + 1 if m else q
+        q, m = divmod(unscaled, 10**dif)  # Euclidean (divisor > 0)
+        return _big_int64(q) + 1 if m else _big_int64(q)
+
+    def value(self) -> int:
+        """``Value()``: integer value rounded up."""
+        return self.scaled_value(0)
+
+    def milli_value(self) -> int:
+        return self.scaled_value(-3)
+
+    def cmp(self, other: Quantity) -> int:
+        a, sa = self._as_dec()
+        b, sb = other._as_dec()
+        return _cmp_dec(a, sa, b, sb)
+
+    def cmp_int(self, value: int) -> int:
+        a, sa = self._as_dec()
+        return _cmp_dec(a, sa, value, 0)
+
+    # --- formatting --------------------------------------------------------------------------
+    def __str__(self) -> str:
+        if self._s:
+            return self._s
+        number, suffix = self._canonicalize()
+        return number + suffix
+
+    def __repr__(self) -> str:
+        return f"Quantity({str(self)!r}, {self.format})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Quantity) and self.cmp(other) == 0
+
+    def __hash__(self) -> int:
+        a, s = self._as_dec()
+        while s > 0 and a % 10 == 0:
+            a //= 10
+            s -= 1
+        return hash((a, s))
+
+    def _canonicalize(self) -> tuple[str, str]:
+        if self.is_zero():
+            return "0", ""
+        fmt = self.format
+        rounded: tuple[str, int, int] | None = None
+        if fmt == "BinarySI":
+            if self.cmp_int(-1024) > 0 and self.cmp_int(1024) < 0:
+                fmt = "DecimalSI"
+            else:
+                rounded, exact = self._as_scale0()
+                if not exact:
+                    fmt = "DecimalSI"
+        if fmt in ("DecimalExponent", "DecimalSI"):
+            number, exponent = self._canonical_bytes()
+            if fmt == "DecimalExponent":
+                return number, _exp_suffix(exponent)
+            return number, _DEC_BY_EXP.get(exponent, "")
+        assert rounded is not None
+        number, exponent = _base1024(rounded)
+        return number, _BIN_BY_EXP.get(exponent * 10, "")
+
+    def _as_scale0(self) -> tuple[tuple[str, int, int], bool]:
+        if self._kind == "i":
+            if self._scale >= 0:
+                return ("i", self._a, self._scale), True
+            v, exact = _negative_scale(self._a, -self._scale)
+            return ("i", v, 0), exact
+        u, s = _dec_round_up(self._a, self._scale, 0)
+        return ("d", u, s), _cmp_dec(u, s, self._a, self._scale) == 0
+
+    def _canonical_bytes(self) -> tuple[str, int]:
+        if self._kind == "i":
+            amount, times = _remove_factors(self._a, 10)
+            exponent = self._scale + times
+            r = _go_mod(exponent, 3)
+            if r in (1, -2):
+                if _INT64_MIN <= amount * 10 <= _INT64_MAX:
+                    return str(amount * 10), exponent - 1
+                return _dec_canonical(*self._as_dec())
+            if r in (2, -1):
+                if _INT64_MIN <= amount * 100 <= _INT64_MAX:
+                    return str(amount * 100), exponent - 2
+                return _dec_canonical(*self._as_dec())
+            return str(amount), exponent
+        return _dec_canonical(self._a, self._scale)
+
+
+def _go_mod(a: int, b: int) -> int:
+    return _go_div(a, b)[1]
+
+
+def _dec_canonical(unscaled: int, scale: int) -> tuple[str, int]:
+    exponent = -scale
+    amount = unscaled
+    if amount != 0:
+        amount, times = _remove_factors(amount, 10)
+        exponent += times
+    while _go_mod(exponent, 3) != 0:
+        amount *= 10
+        exponent -= 1
+    return str(amount), exponent
+
+
+def _base1024(rounded: tuple[str, int, int]) -> tuple[str, int]:
+    kind, a, scale = rounded
+    if kind == "i":
+        value = a * 10**scale
+        if not _INT64_MIN <= value <= _INT64_MAX:
+            u, _ = _dec_round_up(value, 0, 0)
+            amount, exp = _remove_factors(u, 1024)
+            return str(amount), exp
+        amount, exp = _remove_factors(value, 1024)
+        return str(amount), exp
+    u, _ = _dec_round_up(a, scale, 0)
+    amount, exp = _remove_factors(u, 1024)
+    return str(amount), exp
+
+
+def _exp_suffix(exponent: int) -> str:
+    return "" if exponent == 0 else "e" + str(exponent)
+
+
+def _negative_scale(base: int, scale: int) -> tuple[int, bool]:
+    """``negativeScaleInt64``: divide by ``10**scale`` rounding away from zero; (result, exact)."""
+    if scale == 0:
+        return base, True
+    value = base
+    fraction = False
+    for _ in range(scale):
+        if not fraction and _go_mod(value, 10) != 0:
+            fraction = True
+        value = _go_div(value, 10)[0]
+        if value == 0:
+            if fraction:
+                return (1 if base > 0 else -1), False
+            return 0, True
+    if fraction:
+        value = value + 1 if base > 0 else value - 1
+    return value, not fraction
+
+
+def _cmp_dec(a: int, sa: int, b: int, sb: int) -> int:
+    if sa < sb:
+        a *= 10 ** (sb - sa)
+    elif sb < sa:
+        b *= 10 ** (sa - sb)
+    return (a > b) - (a < b)
+
+
+def _parse_dec(value: str) -> tuple[int, int]:
+    """``inf.Dec.SetString`` for the numeric part the scanner returned (sign, digits, optional point)."""
+    sign = 1
+    body = value
+    if body[:1] in ("+", "-"):
+        sign = -1 if body[0] == "-" else 1
+        body = body[1:]
+    if "." in body:
+        whole, frac = body.split(".", 1)
+    else:
+        whole, frac = body, ""
+    digits = (whole + frac) or "0"
+    if not all(c in _DIGITS for c in digits):
+        raise QuantityError(ERR_NUMERIC)
+    return sign * int(digits), len(frac)
+
+
+# --- JSON / Go interop ------------------------------------------------------------------------
+# whitespace ``strings.TrimSpace`` removes that Go's JSON encoder leaves unescaped (tabs, newlines and
+# other control characters arrive as ``\t`` escapes, which the Quantity decoder then rejects)
+_GO_SPACE: Final = " \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u202f\u205f\u3000"
+
+
+def go_float_string(f: float) -> str:
+    """How Go's ``encoding/json`` writes a float64 (what a YAML float becomes before Quantity decoding)."""
+    if f != f or f in (float("inf"), float("-inf")):
+        raise QuantityError(ERR_FORMAT)
+    a = abs(f)
+    if a != 0 and (a < 1e-6 or a >= 1e21):
+        s = repr(f)
+        mant, _, exp = s.partition("e")
+        sign = exp[0] if exp[:1] in "+-" else "+"
+        digits = exp.lstrip("+-").lstrip("0") or "0"
+        if len(digits) < 2 and sign == "+":
+            digits = digits.rjust(2, "0")
+        if mant.endswith(".0"):
+            mant = mant[:-2]
+        return f"{mant}e{sign}{digits}"
+    s = format(Decimal(repr(f)), "f")
+    if "." in s:
+        s = s.rstrip("0").rstrip(".")
+    return s or "0"
+
+
+def from_json(value: Any) -> Quantity:
+    """``Quantity.UnmarshalJSON`` for a decoded JSON/YAML scalar (string, integer or float)."""
+    if isinstance(value, bool):
+        raise QuantityError(ERR_FORMAT)
+    if isinstance(value, int):
+        return Quantity.parse(str(value))
+    if isinstance(value, float):
+        return Quantity.parse(go_float_string(value))
+    if isinstance(value, str):
+        return Quantity.parse(value.strip(_GO_SPACE))
+    raise QuantityError(ERR_FORMAT)
+
+
+def round_trip(value: Any) -> str:
+    """The string the API server writes back for a quantity field, its canonical form (raises
+    :class:`QuantityError`)."""
+    return str(from_json(value))
+
+
+# a string ``Quantity.parse`` keeps as written (its canonical form), decided without parsing: a decimal
+# suffix with at most 15 digits not ending in 000, or a binary one whose amount fits the int64 fast path
+# and is no multiple of 8 (``Quantity.parse``: precision and ``canonical`` of the int64Amount path)
+_PLAIN: Final = re.compile(r"([1-9][0-9]{0,14})([numkMGTPE]|[KMGT]i)?")
+_BINARY_MAX_DIGITS: Final = {"Ki": 11, "Mi": 8, "Gi": 5, "Ti": 2}
+
+
+def is_canonical_text(text: str) -> bool:
+    """True only when ``round_trip(text) == text`` (False: unknown, parse it)."""
+    m = _PLAIN.fullmatch(text)
+    if m is None:
+        return False
+    digits, suffix = m.groups()
+    if not suffix or suffix not in _BINARY_MAX_DIGITS:
+        return not digits.endswith("000")
+    return len(digits) <= _BINARY_MAX_DIGITS[suffix] and int(digits) & 7 != 0
+
+
+class QuantityCache:
+    """:func:`from_json` remembered per value, for one render call (a :class:`Quantity` is immutable)."""
+
+    __slots__ = ("_parsed",)
+
+    def __init__(self) -> None:
+        self._parsed: dict[tuple[type, Any], Quantity] = {}
+
+    def from_json(self, value: Any) -> Quantity:
+        t = type(value)
+        if t is not str and t is not int and t is not float:
+            return from_json(value)
+        key = (t, value)
+        q = self._parsed.get(key)
+        if q is None:
+            q = self._parsed[key] = from_json(value)  # an error is raised each time, never remembered
+        return q
+
+
+# --- float32 arithmetic -----------------------------------------------------------------------
+_F32: Final = struct.Struct("f")
+
+
+def f32(x: float) -> float:
+    """Round a Python float to IEEE-754 single precision."""
+    return float(_F32.unpack(_F32.pack(x))[0])
+
+
+def overcommit_request(guest: Quantity, percent: int) -> Quantity:
+    """KubeVirt's memory request for ``overcommitPercent`` (float32 ops, truncation, guest's format)."""
+    v = guest.value()
+    factor = f32(f32(1.0) - f32(f32(float(percent)) / f32(100.0)))
+    r = f32(f32(float(v)) * factor)
+    return Quantity.from_int(int(r), guest.format)

@@ -1,0 +1,27 @@
+"""A VM KubeVirt refuses, as data: the stage that refused it and KubeVirt's exact words."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Final, Literal
+
+Stage = Literal["schema", "mutate", "admit", "expand"]
+
+STAGE_PREFIX: Final[dict[str, str]] = {
+    "schema": "Object is not a valid VirtualMachine: ",
+    "mutate": 'admission webhook "virtualmachines-mutator.kubevirt.io" denied the request: ',
+    "admit": 'admission webhook "virtualmachine-validator.kubevirt.io" denied the request: ',
+    "expand": "unable to expand VirtualMachine: ",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Rejection:
+    stage: Stage
+    error: str                      # KubeVirt's exact error text
+    field_path: str | None = None
+
+    @property
+    def message(self) -> str:
+        """The result message: where it failed, then KubeVirt's text (searchable as is)."""
+        return STAGE_PREFIX[self.stage] + self.error

@@ -1,0 +1,61 @@
+"""What the VM validating webhook checks for instancetypes and preferences
+(``pkg/instancetype/webhooks/vm/admitter.go`` ``ApplyToVM``, then the preference requirements): the spread
+check, then the specs applied to a copy of the VM's template (conflicts), then KubeVirt's defaults and the
+requirements on the result. The copy is discarded: admission changes nothing.
+
+The checks are separate functions, because :mod:`krm_fn.kubevirt.pipeline` judges expand's copy instead of
+making one of its own whenever expand gets that far (see there); :func:`admit` is the whole admission.
+"""
+
+from __future__ import annotations
+
+from krm_fn.kube.paths import Obj, ensure_map, get2
+from krm_fn.kubevirt.apply import VM_BASE, apply_to_vmi
+from krm_fn.kubevirt.cluster import ClusterConfig
+from krm_fn.kubevirt.conflict import Conflict, admission_message
+from krm_fn.kubevirt.defaults import NETWORKS_FIELD, DefaultsError, set_default_vmi_spec
+from krm_fn.kubevirt.preference.requirements import check_requirements
+from krm_fn.kubevirt.preference.validation import SPREAD_FIELD, check_spread
+from krm_fn.kubevirt.quantity import QuantityCache
+from krm_fn.kubevirt.rejection import Rejection
+from krm_fn.kubevirt.vmcopy import template_copy
+
+
+def admit(vm: Obj, it: Obj | None, pref: Obj | None, cluster: ClusterConfig,
+          quantities: QuantityCache | None = None) -> Rejection | None:
+    """The whole admission, on its own copy of the template. Lookup failures are ignored there: pass the
+    specs that were found."""
+    if it is None and pref is None:
+        return None
+    rejection = spread_rejection(it, pref)
+    if rejection:
+        return rejection
+    template = template_copy(get2(vm, "spec", "template") or {})
+    vmi = ensure_map(template, ("spec",))
+    meta = ensure_map(template, ("metadata",))
+    conflicts = apply_to_vmi(VM_BASE, it, pref, vmi, meta)
+    if conflicts:
+        return conflicts_rejection(conflicts)
+    try:
+        set_default_vmi_spec(cluster, vmi)
+    except DefaultsError as err:
+        return Rejection("admit", err.message, NETWORKS_FIELD)
+    return requirements_rejection(it, pref, vmi, quantities)
+
+
+def spread_rejection(it: Obj | None, pref: Obj | None) -> Rejection | None:
+    """``CheckSpreadCPUTopology``: the instancetype's vCPUs must divide as the preference spreads them."""
+    message = check_spread(it, pref) if it is not None else None
+    return Rejection("admit", message, SPREAD_FIELD) if message else None
+
+
+def conflicts_rejection(conflicts: list[Conflict]) -> Rejection:
+    """The specs conflict with what the VM sets: one cause per conflict."""
+    return Rejection("admit", admission_message(conflicts), str(conflicts[0]))
+
+
+def requirements_rejection(it: Obj | None, pref: Obj | None, vmi: Obj,
+                           quantities: QuantityCache | None = None) -> Rejection | None:
+    """The preference's requirements, on the VMI spec with the specs applied and the defaults set."""
+    failure = check_requirements(it, pref, vmi, quantities)
+    return Rejection("admit", failure.message, failure.field) if failure else None
