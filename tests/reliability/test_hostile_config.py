@@ -370,3 +370,47 @@ def test_config_string_from_the_environment_must_be_utf8() -> None:
     proc = subprocess.run(fn_command(), input=b"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n",
                           capture_output=True, env=envb, timeout=120)
     assert_one_line_failure(proc, "$KUSTOMIZE_PLUGIN_CONFIG_STRING is not valid UTF-8")
+
+
+# --- catalog files -----------------------------------------------------------------------------------------
+def _nodes(node: Any, path: tuple[Any, ...] = ()) -> Iterator[tuple[Any, ...]]:
+    yield path
+    if isinstance(node, dict):
+        for key, value in node.items():
+            yield from _nodes(value, (*path, key))
+    elif isinstance(node, list):
+        for i, value in enumerate(node):
+            yield from _nodes(value, (*path, i))
+
+
+def _replaced(doc: Any, path: tuple[Any, ...], value: Any) -> Any:
+    if not path:
+        return value
+    head, *rest = path
+    if isinstance(doc, list):
+        return [_replaced(v, tuple(rest), value) if i == head else v for i, v in enumerate(doc)]
+    return {k: (_replaced(v, tuple(rest), value) if k == head else v) for k, v in doc.items()}
+
+
+@pytest.mark.parametrize("name", list(HOSTILE))
+def test_every_value_of_a_catalog_file(tmp_path: Path, name: str) -> None:
+    """Each node of a real catalog (classic) replaced by a hostile value: the generator never raises, an
+    accepted catalog generates only valid objects (validateOutput), and each problem is one readable line."""
+    import yaml
+
+    from krm_fn.process import Options, process
+
+    catalog = yaml.safe_load((Path(krm_fn.__file__).parents[1] / "catalog" / "classic.yaml").read_text())
+    fn_config = {"apiVersion": FN_API, "kind": "InstancetypeCatalog", "metadata": {"name": "c"},
+                 "spec": {"path": "catalog.yaml", "validateOutput": True}}
+    data = resource_list(fn_config)
+    accepted_nodes = 0
+    for path in _nodes(catalog):
+        (tmp_path / "catalog.yaml").write_text(json.dumps(_replaced(catalog, path, HOSTILE[name])))
+        out = process(data, Options(base_dir=tmp_path))
+        lines = [r.summary() for r in out.results if r.severity == "error"]
+        assert (out.exit_code == 0) == (lines == []), (path, lines[:3])
+        for line in lines:
+            assert len(line) < 1000 and line.isprintable() and "\n" not in line, (path, line[:300])
+        accepted_nodes += out.exit_code == 0
+    assert accepted_nodes < len(list(_nodes(catalog)))  # the walk reaches values the checker refuses
