@@ -28,7 +28,10 @@ usage: kubevirt-krm                                  KRM function: ResourceList 
        kubevirt-krm CONFIG.yaml [FILE|DIR|-]... [--output FILE]
                                                      standalone / kustomize legacy exec plugin: plain YAML
                                                      stream in (files, dirs, or stdin), stream out (to stdout,
-                                                     or written atomically to FILE)
+                                                     or to FILE: written to a temporary file next to it, then
+                                                     renamed; only a regular file is created or replaced, and
+                                                     it keeps its permission bits; a symlink, FIFO, directory
+                                                     or device at FILE is refused, nothing written)
        kubevirt-krm catalog docs [--builtin NAME | --path FILE]
                                                      Markdown reference of a catalog
        kubevirt-krm install-plugin DIR               lay out a KUSTOMIZE_PLUGIN_HOME for kubectl kustomize
@@ -40,7 +43,9 @@ reference them (pinned ControllerRevisions or fully expanded), exactly as KubeVi
 functionConfig (apiVersion: kubevirt-krm.dev/v1alpha1):
   kind: InstancetypeCatalog        generator
     spec.builtin: common-instancetypes | classic   (default common-instancetypes)
-    spec.path: FILE                 a user catalog, relative to the package / kustomization
+    spec.path: FILE                 a user catalog, relative to the package root and inside it (symlinks
+                                    resolved): the kustomization dir (cwd), the config file's dir
+                                    (standalone), or kpt's package
     spec.include / spec.exclude:    {series: [glob], sizes: [glob], preferences: [glob]}
     spec.scope: Cluster | Namespaced | Both         spec.namespace, spec.version
     spec.parameters: [name=value]   catalog parameters (e.g. gpuDeviceName for classic)
@@ -56,8 +61,9 @@ functionConfig (apiVersion: kubevirt-krm.dev/v1alpha1):
   revisions.scope=shared, builtin=classic (an optional kind=... key picks the kind).
   No functionConfig: render VMs in revisions mode with the builtin catalog.
 
-Exit status: 0 ok; 1 on any error result (the ResourceList with results is still written in KRM mode;
-in stream modes nothing is written to stdout on error). One line per error on stderr.
+Exit status: 0 ok; 1 on any error result or unusable input, output or config (the ResourceList with
+results is still written in KRM mode; in stream modes nothing is written on error); 2 on a usage error or
+an internal error (a bug: please report it). One line per error on stderr.
 
 Environment: KUBEVIRT_KRM_WORKERS=1 renders on one process (default: two when two CPUs are available and a
 cgroup memory limit leaves room for two copies of a long input); KUBEVIRT_KRM_DEBUG=1 shows tracebacks of
