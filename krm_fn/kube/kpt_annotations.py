@@ -73,7 +73,8 @@ def file_index(obj: Any) -> int | None:
 
 def problems(obj: Obj, keys: tuple[str, ...] = PATH_ANNOTATIONS + INDEX_ANNOTATIONS) -> list[tuple[str, str]]:
     """(field path, message) for each annotation of ``keys`` on ``obj`` that kpt could not read, and for
-    ``metadata.annotations`` itself when it is not a mapping."""
+    ``metadata.annotations`` itself when it is not a mapping. Runs on every item: the usual values (a path, a
+    short decimal index) are told apart without a regular expression."""
     md = obj.get("metadata")
     if not isinstance(md, dict):
         return []  # the reader refuses an item without metadata.name; a functionConfig is checked by config.py
@@ -84,17 +85,18 @@ def problems(obj: Obj, keys: tuple[str, ...] = PATH_ANNOTATIONS + INDEX_ANNOTATI
         return [("metadata.annotations", f"must be a mapping of strings, got {shown(ann)}")]
     found: list[tuple[str, str]] = []
     for key in keys:
-        if key not in ann:
-            continue
-        value = ann[key]
-        if value == "":
-            continue  # unset, as kyaml reads an empty annotation
-        where = dotted(("metadata", "annotations", key))
+        value = ann.get(key)
+        if value is None or value == "":
+            continue  # unset: kyaml reads an empty annotation so, and Go decodes a null string as ""
         if key in INDEX_ANNOTATIONS:
-            if atoi(value) is None:
-                found.append((where, f"must be an integer index (ASCII digits, as kpt reads it), got {shown(value)}"))
-        elif not isinstance(value, str):
-            found.append((where, f"must be a string, got {shown(value)}"))
-        elif "\0" in value:
-            found.append((where, f"must not contain a NUL character, got {shown(value)}"))
+            if (value.isdigit() and value.isascii() and len(value) < 19) if isinstance(value, str) else False:
+                continue
+            problem = None if atoi(value) is not None else \
+                f"must be an integer index (ASCII digits, as kpt reads it), got {shown(value)}"
+        elif isinstance(value, str):
+            problem = f"must not contain a NUL character, got {shown(value)}" if "\0" in value else None
+        else:
+            problem = f"must be a string, got {shown(value)}"
+        if problem is not None:
+            found.append((dotted(("metadata", "annotations", key)), problem))
     return found
