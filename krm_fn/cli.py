@@ -249,7 +249,7 @@ def _workers(input_size: int) -> int:
     this process may use two CPUs, unless ``$KUBEVIRT_KRM_WORKERS`` says otherwise or a cgroup memory limit is
     too small for two processes each holding the whole input (a container's OOM killer could pick either)."""
     setting = os.environ.get("KUBEVIRT_KRM_WORKERS", "")
-    if setting.isdigit():
+    if setting.isascii() and setting.isdigit() and len(setting) < 5:  # "²" is a digit to str.isdigit()
         return max(1, int(setting))
     try:
         cpus = len(os.sched_getaffinity(0))
@@ -441,12 +441,20 @@ def _catalog_docs(args: list[str]) -> int:
 
 
 def _install_plugin(args: list[str]) -> int:
-    from krm_fn.kube.api import FN_API_VERSION, KIND_CATALOG, KIND_RENDERER
-
     if len(args) != 1:
         _die("usage: kubevirt-krm install-plugin DIR", 2)
     exe = Path(sys.argv[0]).resolve() if Path(sys.argv[0]).name == "kubevirt-krm" else None
     home = Path(args[0])
+    try:
+        _lay_out_plugins(home, exe)
+    except OSError as exc:
+        _die(f"cannot install the plugin in {home}: {exc.strerror} ({exc.filename})")
+    return 0
+
+
+def _lay_out_plugins(home: Path, exe: Path | None) -> None:
+    from krm_fn.kube.api import FN_API_VERSION, KIND_CATALOG, KIND_RENDERER
+
     for kind in (KIND_CATALOG, KIND_RENDERER):
         target = home / FN_API_VERSION / kind.lower() / kind
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -460,4 +468,3 @@ def _install_plugin(args: list[str]) -> int:
             tmp.chmod(0o755)
         tmp.replace(target)
         _print(f"{target}\n")
-    return 0

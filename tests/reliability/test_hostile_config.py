@@ -414,3 +414,15 @@ def test_every_value_of_a_catalog_file(tmp_path: Path, name: str) -> None:
             assert len(line) < 1000 and line.isprintable() and "\n" not in line, (path, line[:300])
         accepted_nodes += out.exit_code == 0
     assert accepted_nodes < len(list(_nodes(catalog)))  # the walk reaches values the checker refuses
+
+
+def test_workers_setting_with_a_non_ascii_digit_is_ignored() -> None:
+    """``KUBEVIRT_KRM_WORKERS=²``: a digit to str.isdigit(), not to int(); the default applies."""
+    rl = RL_HEAD + "items:\n- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: c}\n"
+    proc = run_fn([], rl, env={"KUBEVIRT_KRM_WORKERS": "²"})
+    assert proc.returncode == 0 and proc.stderr == b"" and b"name: c" in proc.stdout
+
+
+def test_install_plugin_into_a_file_is_one_line(tmp_path: Path) -> None:
+    (tmp_path / "file").write_text("")
+    assert_one_line_failure(run_fn(["install-plugin", str(tmp_path / "file")]), "cannot install the plugin in")
