@@ -61,12 +61,12 @@ def load(fn_config: Obj | None, *, force_kind: str | None = None) -> Config:
     if kind == "ConfigMap" and api_version in ("v1", None):
         return _from_configmap(fn_config, force_kind)
     if not isinstance(api_version, str) or api_version.split("/")[0] != FN_GROUP:
-        raise ConfigError([("apiVersion", f"functionConfig {api_version!r}/{kind!r} is not supported; use "
+        raise ConfigError([("apiVersion", f"functionConfig {shown(api_version)}/{shown(kind)} is not supported; use "
                                           f"{FN_API_VERSION} {KIND_CATALOG} or {KIND_RENDERER}, or a ConfigMap")])
     if api_version != FN_API_VERSION:
-        raise ConfigError([("apiVersion", f"version {api_version!r} is not supported; use {FN_API_VERSION}")])
+        raise ConfigError([("apiVersion", f"version {shown(api_version)} is not supported; use {FN_API_VERSION}")])
     if kind not in (KIND_CATALOG, KIND_RENDERER):
-        raise ConfigError([("kind", f"kind {kind!r} is not supported; use {KIND_CATALOG} or {KIND_RENDERER}")])
+        raise ConfigError([("kind", f"kind {shown(kind)} is not supported; use {KIND_CATALOG} or {KIND_RENDERER}")])
     problems: Problems = []
     for key in fn_config:
         if key not in ("apiVersion", "kind", "metadata", "spec"):
@@ -120,7 +120,7 @@ def _from_configmap(cm: Obj, force_kind: str | None) -> Config:
         top = {k.split(".")[0] for k in flat}
         kind = KIND_CATALOG if top and top <= _CATALOG_KEYS and not top & {"mode"} else KIND_RENDERER
     if kind not in (KIND_CATALOG, KIND_RENDERER):
-        raise ConfigError([("data.kind", f"kind {kind!r} is not supported; use {KIND_CATALOG} or {KIND_RENDERER}")])
+        raise ConfigError([("data.kind", f"kind {shown(kind)} is not supported; use {KIND_CATALOG} or {KIND_RENDERER}")])
     if not flat:
         return _default(kind, cm)
     nested, problems = unflatten(flat, "data")

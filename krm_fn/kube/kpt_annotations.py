@@ -82,7 +82,7 @@ def problems(obj: Obj, keys: tuple[str, ...] = PATH_ANNOTATIONS + INDEX_ANNOTATI
     if ann is None:
         return []
     if not isinstance(ann, dict):
-        return [("metadata.annotations", f"must be a mapping of strings, got {shown(ann)}")]
+        return [("metadata.annotations", f"must be a mapping, got {shown(ann)}")]
     found: list[tuple[str, str]] = []
     for key in keys:
         value = ann.get(key)

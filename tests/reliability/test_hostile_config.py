@@ -247,6 +247,32 @@ def test_a_value_accepted_in_the_walk_is_used_as_given(main: Callable[..., Run])
     assert b'argocd.argoproj.io/sync-wave: "-5"' in run.stdout
 
 
+ENVELOPE = {  # the functionConfig's own fields: (form, key) -> accepted values, why
+    ("typed", "apiVersion"): (set(), "only kubevirt-krm.dev/v1alpha1"),
+    ("typed", "kind"): (set(), "only the two kinds"),
+    ("typed", "metadata"): ({"nested"}, "a mapping (what is in it is kpt's, apart from the annotations we read)"),
+    ("typed", "metadata.annotations"): ({"nested"}, "a mapping: only the keys we read are ours to check"),
+    ("typed", "spec"): (set(), "a mapping"),
+    ("configmap", "metadata"): ({"nested"}, "a mapping"),
+    ("configmap", "data"): (set(), "a mapping"),
+    ("configmap", "data.kind"): ({"empty"}, '"" picks the kind from the keys, as no kind does'),
+}
+
+
+@pytest.mark.parametrize(("form", "key", "name"), [
+    pytest.param(form, key, name, id=f"{form}-{key}-{name}") for form, key in ENVELOPE for name in HOSTILE])
+def test_hostile_config_envelope(main: Callable[..., Run], form: str, key: str, name: str) -> None:
+    ok, why = ENVELOPE[form, key]
+    fn_config = config("VirtualMachineRenderer", "mode", "validate", form)
+    parent, _, leaf = key.rpartition(".")
+    target = fn_config[parent] if parent else fn_config
+    if parent == "metadata" and not isinstance(target, dict):
+        target = fn_config["metadata"] = {"name": "hostile"}
+    target[leaf] = HOSTILE[name]
+    run = main(resource_list(fn_config))
+    check(run, 0 if name in ok else 1, f"{form} {key}={name} ({why})")
+
+
 # --- annotations -----------------------------------------------------------------------------------------
 # every annotation whose value the code reads, with where it is read; what is only written is listed apart
 READ_ANNOTATIONS = {
