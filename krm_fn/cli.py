@@ -14,6 +14,7 @@ import gc
 import os
 import re
 import signal
+import stat
 import sys
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, NoReturn
@@ -27,7 +28,10 @@ usage: kubevirt-krm                                  KRM function: ResourceList 
        kubevirt-krm CONFIG.yaml [FILE|DIR|-]... [--output FILE]
                                                      standalone / kustomize legacy exec plugin: plain YAML
                                                      stream in (files, dirs, or stdin), stream out (to stdout,
-                                                     or written atomically to FILE)
+                                                     or to FILE: written to a temporary file next to it, then
+                                                     renamed; only a regular file is created or replaced, and
+                                                     it keeps its permission bits; a symlink, FIFO, directory
+                                                     or device at FILE is refused, nothing written)
        kubevirt-krm catalog docs [--builtin NAME | --path FILE]
                                                      Markdown reference of a catalog
        kubevirt-krm install-plugin DIR               lay out a KUSTOMIZE_PLUGIN_HOME for kubectl kustomize
@@ -39,7 +43,9 @@ reference them (pinned ControllerRevisions or fully expanded), exactly as KubeVi
 functionConfig (apiVersion: kubevirt-krm.dev/v1alpha1):
   kind: InstancetypeCatalog        generator
     spec.builtin: common-instancetypes | classic   (default common-instancetypes)
-    spec.path: FILE                 a user catalog, relative to the package / kustomization
+    spec.path: FILE                 a user catalog, relative to the package root and inside it (symlinks
+                                    resolved): the kustomization dir (cwd), the config file's dir
+                                    (standalone), or kpt's package
     spec.include / spec.exclude:    {series: [glob], sizes: [glob], preferences: [glob]}
     spec.scope: Cluster | Namespaced | Both         spec.namespace, spec.version
     spec.parameters: [name=value]   catalog parameters (e.g. gpuDeviceName for classic)
@@ -55,8 +61,9 @@ functionConfig (apiVersion: kubevirt-krm.dev/v1alpha1):
   revisions.scope=shared, builtin=classic (an optional kind=... key picks the kind).
   No functionConfig: render VMs in revisions mode with the builtin catalog.
 
-Exit status: 0 ok; 1 on any error result (the ResourceList with results is still written in KRM mode;
-in stream modes nothing is written to stdout on error). One line per error on stderr.
+Exit status: 0 ok; 1 on any error result or unusable input, output or config (the ResourceList with
+results is still written in KRM mode; in stream modes nothing is written on error); 2 on a usage error or
+an internal error (a bug: please report it). One line per error on stderr.
 
 Environment: KUBEVIRT_KRM_WORKERS=1 renders on one process (default: two when two CPUs are available and a
 cgroup memory limit leaves room for two copies of a long input); KUBEVIRT_KRM_DEBUG=1 shows tracebacks of
@@ -65,8 +72,31 @@ internal errors.
 
 
 def _die(message: str, code: int = 1) -> NoReturn:
-    sys.stderr.write(f"kubevirt-krm: error: {' '.join(message.split())}\n")
+    _err(f"kubevirt-krm: error: {' '.join(message.split())}")
     raise SystemExit(code)
+
+
+def _err(line: str) -> None:
+    """One line on stderr; nothing when stderr is closed (the exit status still tells)."""
+    if sys.stderr is not None:
+        try:
+            sys.stderr.write(line + "\n")
+            sys.stderr.flush()
+        except (OSError, ValueError):
+            pass
+
+
+def _stdout() -> IO[bytes]:
+    """stdout as bytes; a closed stdout (``kubevirt-krm ... >&-``) is one line and exit 1, found before the
+    work is done."""
+    stream = sys.stdout
+    if stream is None or getattr(stream, "closed", False):
+        _die("cannot write the output: stdout is closed")
+    return stream.buffer
+
+
+def _print(text: str) -> None:
+    _write(_stdout(), text.encode("utf-8"))
 
 
 def _read_stdin() -> bytes:
@@ -85,6 +115,11 @@ def _write(stream: IO[bytes], data: bytes) -> None:
             sys.stdout = None
         finally:
             os._exit(141)
+    except (OSError, ValueError) as exc:  # a full disk (> /dev/full), a descriptor not open for writing
+        try:
+            sys.stdout = None  # nothing more may be flushed to it at exit
+        finally:
+            _die(f"cannot write the output: {exc.strerror if isinstance(exc, OSError) else exc}")
 
 
 def _report(results: list[Result]) -> int:
@@ -93,7 +128,7 @@ def _report(results: list[Result]) -> int:
 
     for r in results:
         if r.severity == "error":
-            sys.stderr.write(r.summary() + "\n")
+            _err(r.summary())
     return exit_code(results)
 
 
@@ -144,12 +179,12 @@ def _out_of_memory() -> NoReturn:
 
 def _main(args: list[str]) -> int:
     if args and args[0] in ("-h", "--help", "help"):
-        sys.stdout.write(USAGE)
+        _print(USAGE)
         return 0
     if args and args[0] == "--version":
         from krm_fn import __version__
 
-        sys.stdout.write(f"kubevirt-krm {__version__}\n")
+        _print(f"kubevirt-krm {__version__}\n")
         return 0
     if args[:2] == ["catalog", "docs"]:
         return _catalog_docs(args[2:])
@@ -174,25 +209,37 @@ def _main(args: list[str]) -> int:
     data = _read_stdin()  # stdin decides the mode first (env vars leak into nested calls)
     if args and not _looks_like_resource_list(data):
         return _stream_mode(Path(args[0]), [], validate, data, output)
-    env_config = os.environ.get("KUSTOMIZE_PLUGIN_CONFIG_STRING")
+    env_config = _environ_text("KUSTOMIZE_PLUGIN_CONFIG_STRING")
     if not args and env_config is not None and not _looks_like_resource_list(data):
         root = os.environ.get("KUSTOMIZE_PLUGIN_CONFIG_ROOT")
         return _run_stream(env_config, Path(root) if root else None, [], data, validate)
     return _krm_mode(data, validate)
 
 
+def _environ_text(name: str) -> str | None:
+    """An environment variable as UTF-8 text (``os.environ`` turns invalid bytes into lone surrogates)."""
+    value = os.environ.get(name)
+    if value is None:
+        return None
+    try:
+        return os.fsencode(value).decode("utf-8")
+    except UnicodeDecodeError as exc:
+        _die(f"${name} is not valid UTF-8 (byte {exc.start}: {exc.object[exc.start:exc.start + 1]!r})")
+
+
 def _krm_mode(data: bytes, validate: bool) -> int:
     from krm_fn.errors import InputError
     from krm_fn.process import Options, process
 
+    stdout = _stdout()
     if not data.strip():
         _die("empty input: expected a ResourceList on stdin (see --help)")
     try:
-        out = process(data, Options(base_dir=Path.cwd(), validate_only=validate, workers=_workers(len(data)),
-                                    fast_yaml=_fast_yaml_fits(len(data))))
+        out = process(data, Options(base_dir=Path.cwd(), kpt=True, validate_only=validate,
+                                    workers=_workers(len(data)), fast_yaml=_fast_yaml_fits(len(data))))
     except InputError as exc:
         _die(exc.message)
-    _write(sys.stdout.buffer, out.data)
+    _write(stdout, out.data)
     _report(out.results)
     return out.exit_code
 
@@ -202,7 +249,7 @@ def _workers(input_size: int) -> int:
     this process may use two CPUs, unless ``$KUBEVIRT_KRM_WORKERS`` says otherwise or a cgroup memory limit is
     too small for two processes each holding the whole input (a container's OOM killer could pick either)."""
     setting = os.environ.get("KUBEVIRT_KRM_WORKERS", "")
-    if setting.isdigit():
+    if setting.isascii() and setting.isdigit() and len(setting) < 5:  # "²" is a digit to str.isdigit()
         return max(1, int(setting))
     try:
         cpus = len(os.sched_getaffinity(0))
@@ -268,8 +315,9 @@ def _run_stream(config_text: str, base: Path | None, inputs: list[str], stdin: b
     from krm_fn.errors import InputError
     from krm_fn.io.loader import load_documents
     from krm_fn.io.resourcelist import ResourceList, decode, document_texts, dump_stream, parse_stream
-    from krm_fn.process import Options, run_parsed
+    from krm_fn.process import Options, encode, run_parsed
 
+    stdout = _stdout() if output is None else None
     try:
         docs = [d.value for d in load_documents(config_text) if d.value is not None]
         if len(docs) != 1 or not isinstance(docs[0], dict):
@@ -284,32 +332,76 @@ def _run_stream(config_text: str, base: Path | None, inputs: list[str], stdin: b
 
         options = Options(base_dir=base or Path.cwd(), validate_only=validate, workers=workers)
         rl, items, results, written = run_parsed(parse, options, len(text), document_texts)
+        code = _report(results)
+        data = encode(dump_stream(rl, items, 1 if written else workers)) if code == 0 else b""
     except InputError as exc:
         _die(exc.message)
-    code = _report(results)
     if code == 0:
-        data = dump_stream(rl, items, 1 if written else workers).encode("utf-8")
-        if output is None:
-            _write(sys.stdout.buffer, data)
-        else:
-            _write_atomically(output, data)
+        if stdout is not None:
+            _write(stdout, data)
+        elif output is not None:
+            write_output(output, data)
     return code
 
 
-def _write_atomically(target: Path, data: bytes) -> None:
-    """Write-then-rename in the target's directory: a reader (or a killed run) never sees half a file."""
-    tmp = target.with_name(f".{target.name}.tmp-{os.getpid()}")
+_FILE_TYPES = ((stat.S_ISLNK, "a symbolic link"), (stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO"),
+               (stat.S_ISSOCK, "a socket"), (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"))
+
+
+def write_output(target: Path, data: bytes) -> None:
+    """``--output FILE``: write a temporary file in FILE's directory, then rename it over FILE, so a reader (or
+    a killed run) never sees half a file. Only regular files are created or replaced: a symlink, FIFO,
+    directory, socket or device at FILE is refused (one line, exit 1, nothing written), never replaced nor
+    written through. A replaced file keeps its permission bits (rwx for user, group, others); a new one gets
+    0666 minus the umask, as a shell redirection would. Owner and group become the user's, and other hard
+    links to the old file keep the old content (a rename cannot do otherwise)."""
+    import tempfile
+
     try:
-        with open(tmp, "wb") as f:
+        st: os.stat_result | None = os.lstat(target)
+    except FileNotFoundError:
+        st = None
+    except OSError as exc:
+        _die(f"cannot write {target}: {exc.strerror}")
+    if st is not None and not stat.S_ISREG(st.st_mode):
+        kind = next((name for test, name in _FILE_TYPES if test(st.st_mode)), "not a regular file")
+        _die(f"refusing to write {target}: it is {kind}; --output only creates or replaces regular files")
+    if st is not None:
+        mode = stat.S_IMODE(st.st_mode) & 0o777
+    else:
+        umask = os.umask(0)
+        os.umask(umask)
+        mode = 0o666 & ~umask
+    tmp: str | None = None
+    try:
+        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+        with os.fdopen(fd, "wb") as f:
             f.write(data)
             f.flush()
+            os.fchmod(f.fileno(), mode)
             os.fsync(f.fileno())
         os.replace(tmp, target)
+        tmp = None
+        _sync_directory(target.parent)
     except OSError as exc:
         _die(f"cannot write {target}: {exc.strerror}")
     finally:
-        if tmp.exists():
-            tmp.unlink()
+        if tmp is not None and os.path.lexists(tmp):
+            os.unlink(tmp)
+
+
+def _sync_directory(directory: Path) -> None:
+    """Make the rename durable (best effort: not every file system lets a directory be synced)."""
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
 
 
 def _join_documents(texts: list[str]) -> str:
@@ -338,23 +430,31 @@ def _catalog_docs(args: list[str]) -> int:
     from krm_fn.catalog import CatalogSpec, load_catalog_file, render_docs, render_readme
 
     if not args:
-        sys.stdout.write(render_readme())
+        _print(render_readme())
     elif args[0] == "--builtin" and len(args) == 2:
-        sys.stdout.write(render_docs(CatalogSpec(builtin=args[1])))
+        _print(render_docs(CatalogSpec(builtin=args[1])))
     elif args[0] == "--path" and len(args) == 2:
-        sys.stdout.write(render_docs(load_catalog_file(Path(args[1]))))
+        _print(render_docs(load_catalog_file(Path(args[1]))))
     else:
         _die("usage: kubevirt-krm catalog docs [--builtin NAME | --path FILE]", 2)
     return 0
 
 
 def _install_plugin(args: list[str]) -> int:
-    from krm_fn.kube.api import FN_API_VERSION, KIND_CATALOG, KIND_RENDERER
-
     if len(args) != 1:
         _die("usage: kubevirt-krm install-plugin DIR", 2)
     exe = Path(sys.argv[0]).resolve() if Path(sys.argv[0]).name == "kubevirt-krm" else None
     home = Path(args[0])
+    try:
+        _lay_out_plugins(home, exe)
+    except OSError as exc:
+        _die(f"cannot install the plugin in {home}: {exc.strerror} ({exc.filename})")
+    return 0
+
+
+def _lay_out_plugins(home: Path, exe: Path | None) -> None:
+    from krm_fn.kube.api import FN_API_VERSION, KIND_CATALOG, KIND_RENDERER
+
     for kind in (KIND_CATALOG, KIND_RENDERER):
         target = home / FN_API_VERSION / kind.lower() / kind
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -367,5 +467,4 @@ def _install_plugin(args: list[str]) -> int:
             tmp.write_text(f"#!/bin/sh\nexec {sys.executable} -m krm_fn \"$@\"\n")
             tmp.chmod(0o755)
         tmp.replace(target)
-        sys.stdout.write(f"{target}\n")
-    return 0
+        _print(f"{target}\n")

@@ -16,13 +16,17 @@ the key ``snakeName``.
 from __future__ import annotations
 
 import dataclasses
+import re
 import types
 import typing
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Literal, Union
+from typing import Any, Final, Literal, Union
 
-from krm_fn.catalog.spec import CatalogSpec
-from krm_fn.errors import ConfigError
+from krm_fn.catalog.spec import CatalogSpec, builtin_names, parameter_problem, path_problem
+from krm_fn.kubevirt.cluster import ClusterConfig
+from krm_fn.errors import ConfigError, shown
+from krm_fn.kube import kpt_annotations
 from krm_fn.kube.api import FN_API_VERSION, FN_GROUP, KIND_CATALOG, KIND_RENDERER
 from krm_fn.kube.paths import Obj
 
@@ -49,17 +53,20 @@ def load(fn_config: Obj | None, *, force_kind: str | None = None) -> Config:
         return _default(force_kind, None)
     if not isinstance(fn_config, dict):
         raise ConfigError([("functionConfig", f"must be a mapping, got {_type_name(fn_config)}")])
+    meta_problems = metadata_problems(fn_config)
+    if meta_problems:
+        raise ConfigError(meta_problems)
     api_version = fn_config.get("apiVersion")
     kind = fn_config.get("kind")
     if kind == "ConfigMap" and api_version in ("v1", None):
         return _from_configmap(fn_config, force_kind)
     if not isinstance(api_version, str) or api_version.split("/")[0] != FN_GROUP:
-        raise ConfigError([("apiVersion", f"functionConfig {api_version!r}/{kind!r} is not supported; use "
+        raise ConfigError([("apiVersion", f"functionConfig {shown(api_version)}/{shown(kind)} is not supported; use "
                                           f"{FN_API_VERSION} {KIND_CATALOG} or {KIND_RENDERER}, or a ConfigMap")])
     if api_version != FN_API_VERSION:
-        raise ConfigError([("apiVersion", f"version {api_version!r} is not supported; use {FN_API_VERSION}")])
+        raise ConfigError([("apiVersion", f"version {shown(api_version)} is not supported; use {FN_API_VERSION}")])
     if kind not in (KIND_CATALOG, KIND_RENDERER):
-        raise ConfigError([("kind", f"kind {kind!r} is not supported; use {KIND_CATALOG} or {KIND_RENDERER}")])
+        raise ConfigError([("kind", f"kind {shown(kind)} is not supported; use {KIND_CATALOG} or {KIND_RENDERER}")])
     problems: Problems = []
     for key in fn_config:
         if key not in ("apiVersion", "kind", "metadata", "spec"):
@@ -78,6 +85,14 @@ def load(fn_config: Obj | None, *, force_kind: str | None = None) -> Config:
     if force_kind is not None and force_kind != kind:
         raise ConfigError([("kind", f"this entry point expects {force_kind}, got {kind}")])
     return Config(effective_kind, spec, fn_config)
+
+
+def metadata_problems(fn_config: Obj) -> Problems:
+    """The functionConfig's ``metadata`` and the annotations we read from it (path, index, package path)."""
+    md = fn_config.get("metadata")
+    if md is not None and not isinstance(md, dict):
+        return [("metadata", f"must be a mapping, got {_type_name(md)}")]
+    return kpt_annotations.problems(fn_config, kpt_annotations.READ)
 
 
 def _spec_class(kind: str) -> type[Any]:
@@ -105,7 +120,7 @@ def _from_configmap(cm: Obj, force_kind: str | None) -> Config:
         top = {k.split(".")[0] for k in flat}
         kind = KIND_CATALOG if top and top <= _CATALOG_KEYS and not top & {"mode"} else KIND_RENDERER
     if kind not in (KIND_CATALOG, KIND_RENDERER):
-        raise ConfigError([("data.kind", f"kind {kind!r} is not supported; use {KIND_CATALOG} or {KIND_RENDERER}")])
+        raise ConfigError([("data.kind", f"kind {shown(kind)} is not supported; use {KIND_CATALOG} or {KIND_RENDERER}")])
     if not flat:
         return _default(kind, cm)
     nested, problems = unflatten(flat, "data")
@@ -154,9 +169,15 @@ def load_dataclass(cls: type[Any], raw: Obj, path: str, *, flat: bool = False) -
         f = fields.get(str(key))
         if f is None:
             known = ", ".join(sorted(fields))
-            problems.append((sub, f"unknown field (known: {known})"))
+            problems.append((sub, f"unknown field (known: {known})") if isinstance(key, str) and len(key) <= 80
+                            else (path, f"unknown field {shown(key)} (known: {known})"))
             continue
         converted, ok = _convert(hints[f.name], value, sub, problems, flat)
+        check = FIELD_CHECKS.get((cls, f.name))
+        if ok and converted is not None and check is not None:
+            for where, problem in check(converted):
+                problems.append((f"{sub}{where}", problem))
+                ok = False
         if ok:
             kwargs[f.name] = converted
     if problems:
@@ -177,7 +198,7 @@ def _convert(tp: Any, value: Any, path: str, problems: Problems, flat: bool) -> 
     if origin is Literal:
         if value in args:
             return value, True
-        problems.append((path, f"must be one of {', '.join(map(str, args))}; got {value!r}"))
+        problems.append((path, f"must be one of {', '.join(map(str, args))}; got {shown(value)}"))
         return None, False
     if origin is tuple:
         if flat and isinstance(value, str):
@@ -185,10 +206,13 @@ def _convert(tp: Any, value: Any, path: str, problems: Problems, flat: bool) -> 
         if not isinstance(value, list):
             problems.append((path, f"must be a list of strings, got {_type_name(value)}"))
             return None, False
-        bad = [i for i, v in enumerate(value) if not isinstance(v, str)]
-        for i in bad:
-            problems.append((f"{path}[{i}]", f"must be a string, got {_type_name(value[i])}"))
-        return tuple(value), not bad
+        before = len(problems)
+        for i, v in enumerate(value):
+            if not isinstance(v, str):
+                problems.append((f"{path}[{i}]", f"must be a string, got {_type_name(v)}"))
+            elif (problem := _text_problem(v)) is not None:
+                problems.append((f"{path}[{i}]", problem))
+        return tuple(value), len(problems) == before
     if isinstance(tp, type) and dataclasses.is_dataclass(tp):
         if value is None:
             return tp(), True
@@ -203,21 +227,114 @@ def _convert(tp: Any, value: Any, path: str, problems: Problems, flat: bool) -> 
             return value.lower() == "true", True
         if isinstance(value, bool):
             return value, True
-        problems.append((path, f"must be true or false, got {value!r}"))
+        problems.append((path, f"must be true or false, got {shown(value)}"))
         return None, False
     if tp is int:
-        if flat and isinstance(value, str) and value.strip().lstrip("-").isdigit():
-            return int(value), True
+        if flat and isinstance(value, str) and (number := kpt_annotations.atoi(value.strip())) is not None:
+            value = number
         if isinstance(value, int) and not isinstance(value, bool):
-            return value, True
-        problems.append((path, f"must be an integer, got {value!r}"))
+            if INT64[0] <= value <= INT64[1]:
+                return value, True
+            problems.append((path, f"must be an integer between {INT64[0]} and {INT64[1]}, got {shown(value)}"))
+            return None, False
+        problems.append((path, f"must be an integer, got {shown(value)}"))
         return None, False
     if tp is str:
-        if isinstance(value, str):
-            return value, True
-        problems.append((path, f"must be a string, got {_type_name(value)} {value!r}"))
-        return None, False
+        if not isinstance(value, str):
+            problems.append((path, f"must be a string, got {_type_name(value)} {shown(value)}"))
+            return None, False
+        problem = _text_problem(value)
+        if problem is not None:
+            problems.append((path, problem))
+            return None, False
+        return value, True
     raise TypeError(f"unsupported config field type {tp!r}")  # pragma: no cover - programming error
+
+
+# integers are int64 (what Argo CD reads a sync wave into); from a ConfigMap (kpt fn eval -- key=value) as Go's
+# strconv.Atoi reads them (kpt_annotations.atoi): ASCII digits only, where "٣" and "²" are digits to Python
+INT64: Final = kpt_annotations.INT64
+
+
+def _text_problem(value: str) -> str | None:
+    """What no setting may hold: NUL (no file, name, label or quantity can) and lone surrogates (not
+    Unicode text: nothing holding one can be written as UTF-8)."""
+    if "\0" in value:
+        return f"must not contain a NUL character, got {shown(value)}"
+    if any("\ud800" <= c <= "\udfff" for c in value):
+        return f"must be valid Unicode text (it holds a lone surrogate), got {shown(value)}"
+    return None
+
+
+# --- checks beyond the type, per setting (dataclass, field) -----------------------------------------
+# Each returns (sub-path, message) pairs. Settings of type str not listed here accept any text (globs).
+
+Check = Callable[[Any], list[tuple[str, str]]]
+
+
+def _one(problem: str | None) -> list[tuple[str, str]]:
+    return [] if problem is None else [("", problem)]
+
+
+def _builtin(value: str) -> list[tuple[str, str]]:
+    names = builtin_names()
+    if value in names or value == "none":  # none: the renderer looks types up nowhere
+        return []
+    return _one(f"unknown builtin catalog {shown(value)} (available: {', '.join(names)}; or none)")
+
+
+def _namespace(value: str) -> list[tuple[str, str]]:
+    from krm_fn.catalog.check import is_dns_label
+
+    return [] if is_dns_label(value) else _one(f"{shown(value)} is not a valid namespace name (a DNS-1123 label)")
+
+
+def _label_value(value: str) -> list[tuple[str, str]]:
+    from krm_fn.catalog.check import is_label_value
+
+    return [] if value and is_label_value(value) else _one(
+        f"{shown(value)} is not a valid label value (at most 63 letters, digits, '-', '_', '.')")
+
+
+def _parameters(values: tuple[str, ...]) -> list[tuple[str, str]]:
+    return [(f"[{i}]", p) for i, v in enumerate(values) if (p := parameter_problem(v)) is not None]
+
+
+def _architecture(value: str) -> list[tuple[str, str]]:
+    from krm_fn.kubevirt.defaults import MACHINE_TYPES
+
+    return [] if value in MACHINE_TYPES else _one(f"must be one of {', '.join(MACHINE_TYPES)}; got {shown(value)}")
+
+
+_MACHINE_TYPE: Final = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,252}")
+
+
+def _machine_type(value: str) -> list[tuple[str, str]]:
+    if value == "" or _MACHINE_TYPE.fullmatch(value):  # "": not configured
+        return []
+    return _one(f"{shown(value)} is not a machine type (letters, digits, '.', '_', '-', like q35 or pc-q35-rhel9.4.0)")
+
+
+def _cpu_request(value: str) -> list[tuple[str, str]]:
+    from krm_fn.kubevirt.quantity import Quantity
+
+    try:
+        negative = Quantity.parse(value).cmp_int(0) < 0
+    except ValueError as err:  # QuantityError, or more digits than int() reads
+        return _one(f"must be a quantity like 100m, got {shown(value)}: {err}")
+    return _one(f"must not be negative, got {shown(value)}") if negative else []
+
+
+FIELD_CHECKS: Final[dict[tuple[type, str], Check]] = {
+    (CatalogSpec, "builtin"): _builtin,
+    (CatalogSpec, "path"): lambda value: _one(path_problem(value)),
+    (CatalogSpec, "namespace"): _namespace,
+    (CatalogSpec, "version"): _label_value,
+    (CatalogSpec, "parameters"): _parameters,
+    (ClusterConfig, "architecture"): _architecture,
+    (ClusterConfig, "machine_type"): _machine_type,
+    (ClusterConfig, "cpu_request"): _cpu_request,
+}
 
 
 def _type_name(value: Any) -> str:

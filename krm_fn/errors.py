@@ -29,3 +29,17 @@ class ConfigError(FnError):
     def __init__(self, problems: list[tuple[str, str]]) -> None:
         self.problems = problems
         super().__init__("; ".join(f"{p}: {m}" if p else m for p, m in problems))
+
+
+def shown(value: object, limit: int = 80) -> str:
+    """``repr(value)`` for a message, cut to ``limit`` characters: a hostile 1 MB value still gives one short,
+    readable line (``repr`` also escapes control characters and lone surrogates)."""
+    text = repr(value)
+    return text if len(text) <= limit else f"{text[:limit - 12]}… ({len(text)} characters)"
+
+
+def cut(value: object, limit: int = 200) -> str:
+    """``str(value)`` as it stands when short (KubeVirt's messages quote values verbatim), else cut to ``limit``
+    characters: a hostile value in an upstream message still gives one readable line."""
+    text = str(value)
+    return text if len(text) <= limit else f"{text[:limit - 24]}… ({len(text)} characters)"

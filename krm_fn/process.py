@@ -13,18 +13,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from krm_fn.catalog.errors import CatalogError, keypath
 from krm_fn.config import Config, load
-from krm_fn.errors import ConfigError, FnError, InputError
+from krm_fn.errors import ConfigError, FnError, InputError, shown
 from krm_fn.io.resourcelist import ResourceList, dump_resource_list, parse_resource_list
-from krm_fn.kube.api import (
-    ANN_INDEX,
-    ANN_LEGACY_INDEX,
-    ANN_LEGACY_PATH,
-    ANN_PACKAGE_PATH,
-    ANN_PATH,
-    KIND_CATALOG,
-)
-from krm_fn.kube.paths import Obj
+from krm_fn.kube import kpt_annotations
+from krm_fn.kube.api import ANN_INDEX, ANN_PACKAGE_PATH, ANN_PATH, KIND_CATALOG
+from krm_fn.kube.paths import FieldPath, Obj, dotted
 from krm_fn.results import FileRef, ResourceRef, Result, exit_code, not_yet_said
 
 if TYPE_CHECKING:  # imported lazily at run time (start-up time)
@@ -36,7 +31,8 @@ if TYPE_CHECKING:  # imported lazily at run time (start-up time)
 class Options:
     """Decided at the edge (cli.py) and passed down."""
 
-    base_dir: Path | None = None          # where relative catalog paths are resolved
+    base_dir: Path | None = None          # the root: relative catalog paths are resolved in it and stay inside it
+    kpt: bool = False                     # KRM mode: kpt's package-path annotation may name the package (a Kptfile)
     force_kind: str | None = None         # the entry point decides the config kind (legacy plugin layout)
     validate_only: bool = False           # `--validate`: results only, items unchanged
     workers: int = 1                      # processes that may render and write (Halves, krm_fn/io/split.py)
@@ -60,7 +56,17 @@ def process(data: bytes, options: Options | None = None) -> Output:
     # items written by two processes already: forking this big process again to write what is left (the
     # generated revisions) was measured to gain nothing but copy-on-write memory
     text = dump_resource_list(rl, items, rl.results + [r.to_obj() for r in results], 1 if written else opts.workers)
-    return Output(text.encode("utf-8"), results, exit_code(results))
+    return Output(encode(text), results, exit_code(results))
+
+
+def encode(text: str) -> bytes:
+    """The output as UTF-8. Text we write comes from the input, so a lone surrogate in it (which no UTF-8 input
+    can hold; a reader that let one through, or ``$KUSTOMIZE_PLUGIN_CONFIG_STRING``) is the input's fault."""
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise InputError(f"the input holds {shown(exc.object[exc.start:exc.end])}, a lone surrogate, which is "
+                         f"not Unicode text and cannot be written as UTF-8") from None
 
 
 def run_parsed(parse: Callable[[], ResourceList], options: Options, size: int,
@@ -178,32 +184,83 @@ class _ChildDone(Exception):
 def run(rl: ResourceList, options: Options, halves: Halves | None = None) -> tuple[list[Obj], list[Result]]:
     """Apply the configured function to ``rl``; returns the output items and our results. With ``halves``,
     a long list of items to render is rendered by two processes (:class:`Halves`)."""
+    bad_items = annotation_results(rl.items)
     try:
         config = load(rl.function_config, force_kind=options.force_kind)
+        options = _with_package_dir(options, rl.function_config)
     except ConfigError as exc:
-        return rl.items, [_config_result(rl.function_config, path, msg) for path, msg in exc.problems]
-    options = _with_package_dir(options, rl.function_config)
+        return rl.items, [_config_result(rl.function_config, path, msg) for path, msg in exc.problems] + bad_items
+    if bad_items:
+        return rl.items, bad_items
     try:
         if config.kind == KIND_CATALOG:
             return _generate(rl, config, options)
         return _render(rl, config, options, halves)
     except InputError:
         raise
+    except CatalogError as exc:
+        return rl.items, [_catalog_result(rl.function_config, config, problem) for problem in exc.problems]
     except FnError as exc:
         return rl.items, [_config_result(rl.function_config, exc.field_path or "", exc.message)]
 
 
+def _catalog_result(fn_config: Obj | None, config: Config, problem: tuple[str, FieldPath, str]) -> Result:
+    """One result per catalog problem: in a catalog file (``file: key path: message``), or in the settings
+    (field path in the functionConfig: ``spec.path``, ``spec.catalog.path`` or ``data.catalog.path``)."""
+    file, path, message = problem
+    if file:
+        return _config_result(fn_config, "", f"{file}: {keypath(path)}: {message}" if path else f"{file}: {message}")
+    steps = list(path[1:] if path[:1] == ("spec",) else path)
+    if config.kind != KIND_CATALOG:
+        steps.insert(0, "catalog")
+    is_configmap = isinstance(fn_config, dict) and fn_config.get("kind") == "ConfigMap"
+    where = dotted(("data" if is_configmap else "spec", *steps)) if is_configmap or fn_config else ""
+    return _config_result(fn_config, where, message)
+
+
+def annotation_results(items: list[Any]) -> list[Result]:
+    """An error result for each item whose path/index annotations kpt could not read (``krm_fn.kube.
+    kpt_annotations``): checked here, once, before anything reads them."""
+    results: list[Result] = []
+    for obj in kpt_annotations.objects(items):
+        for path, message in kpt_annotations.problems(obj):
+            results.append(Result.for_object(f"{path}: {message}", obj, field_path=path, tags=(("stage", "input"),)))
+    return results
+
+
 def _with_package_dir(options: Options, fn_config: Obj | None) -> Options:
-    """Under ``kpt fn render`` the package root arrives as an annotation on the config; relative catalog
-    paths are resolved against it (kpt runs the function in its own cwd, not in the package)."""
-    ann = ((fn_config or {}).get("metadata") or {}).get("annotations") if isinstance(fn_config, dict) else None
-    package = ann.get(ANN_PACKAGE_PATH) if isinstance(ann, dict) else None
-    if not package:
+    """The package-path annotation on the config moves the root (``options.base_dir``, where catalog paths
+    are resolved and must stay) to the package. kpt runs exec functions in its own cwd and passes the
+    package as an absolute path: in KRM mode (``options.kpt``) an absolute path naming a kpt package (a
+    directory holding a ``Kptfile``) is taken as the root. Anything else may only name a directory inside
+    the root, symlinks resolved: the annotation never widens what a config can read (docs/reliability.md)."""
+    package = kpt_annotations.of(fn_config).get(ANN_PACKAGE_PATH)
+    if not package or not isinstance(package, str):  # a non-string is refused by config.load
         return options
-    base = Path(str(package))
-    if not base.is_absolute() and options.base_dir is not None:
-        base = options.base_dir / base
-    return dataclasses.replace(options, base_dir=base)
+    where = dotted(("metadata", "annotations", ANN_PACKAGE_PATH))
+    root = options.base_dir
+
+    def refuse(message: str) -> ConfigError:
+        return ConfigError([(where, f"{shown(package)} {message}")])
+
+    try:
+        given = Path(package)
+        if given.is_absolute() and options.kpt and (given / "Kptfile").is_file():
+            return dataclasses.replace(options, base_dir=given.resolve())
+        if root is None:
+            raise refuse("cannot be used: no package root is known for this run")
+        base = root.resolve()
+        target = (base / given).resolve()
+        inside = target.is_relative_to(base)
+        is_dir = inside and target.is_dir()
+    except (OSError, RuntimeError, ValueError) as exc:  # a loop of symlinks, a name the file system refuses
+        raise refuse(f"cannot be resolved: {exc.strerror if isinstance(exc, OSError) else exc}") from None
+    if not inside:
+        raise refuse(f"is outside the package root {str(root)!r} (symlinks resolved); "
+                     f"only kpt's own package path (a directory with a Kptfile) may name another directory")
+    if not is_dir:
+        raise refuse("is not a directory")
+    return dataclasses.replace(options, base_dir=target)
 
 
 def _config_result(fn_config: Obj | None, path: str, message: str) -> Result:
@@ -234,11 +291,8 @@ def _generate(rl: ResourceList, config: Config, options: Options) -> tuple[list[
 
 
 def _config_dir(fn_config: Obj | None) -> str:
-    if not isinstance(fn_config, dict):
-        return ""
-    ann = (fn_config.get("metadata") or {}).get("annotations") or {}
-    path = ann.get(ANN_PATH) or ann.get(ANN_LEGACY_PATH) if isinstance(ann, dict) else None
-    return posixpath.dirname(str(path)) if path else ""
+    path = kpt_annotations.file_path(fn_config)
+    return posixpath.dirname(path) if path else ""
 
 
 def object_key(obj: Obj) -> tuple[str, str, str, str]:
@@ -262,12 +316,9 @@ def upsert(items: list[Obj], generated: Sequence[Obj], directory: str,
     out = list(items)
     next_index: dict[str, int] = {}
     for it in items:
-        ann = _annotations(it)
-        path = ann.get(ANN_PATH) or ann.get(ANN_LEGACY_PATH)
+        path = kpt_annotations.file_path(it)
         if path:
-            raw = ann.get(ANN_INDEX, ann.get(ANN_LEGACY_INDEX, "0"))
-            idx = int(raw) if str(raw).isdigit() else 0
-            next_index[str(path)] = max(next_index.get(str(path), 0), idx + 1)
+            next_index[path] = max(next_index.get(path, 0), (kpt_annotations.file_index(it) or 0) + 1)
     for obj in generated:
         key = object_key(obj)
         at = position.get(key)

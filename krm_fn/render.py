@@ -16,8 +16,9 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from krm_fn.index import WRAPPER_KINDS, Index, iter_objects, namespace_of
-from krm_fn.kube.api import ANN_INDEX, ANN_LEGACY_INDEX, ANN_LEGACY_PATH, ANN_PATH, KIND_CONTROLLER_REVISION, \
-    KIND_VM, LABEL_OBJECT_NAME, LABEL_OBJECT_VERSION, VM_API_VERSION, Family
+from krm_fn.kube import kpt_annotations
+from krm_fn.kube.api import ANN_INDEX, ANN_PATH, KIND_CONTROLLER_REVISION, KIND_VM, LABEL_OBJECT_NAME, \
+    LABEL_OBJECT_VERSION, VM_API_VERSION, Family
 from krm_fn.kube.paths import Obj, get
 from krm_fn.kubevirt.find import FindError, find_object, spec_from_revision
 from krm_fn.kubevirt.pipeline import Outcome, has_matchers, process_vm
@@ -26,7 +27,7 @@ from krm_fn.kubevirt.revision import PinnedContent, build_pinned_revision, is_in
 from krm_fn.kubevirt.webhooks import admission
 from krm_fn.render_spec import Mode, RendererSpec, RevisionsSpec
 from krm_fn.results import Result, not_yet_said
-from krm_fn.validate import Problem, metadata_problems, validate_object
+from krm_fn.validate import Problem, metadata_problems
 
 __all__ = ["Mode", "RendererSpec", "RevisionsSpec", "is_vm", "render"]
 
@@ -39,11 +40,6 @@ VM_API_VERSIONS: Final = frozenset({VM_API_VERSION, "kubevirt.io/v1alpha3"})  # 
 
 def is_vm(obj: Any) -> bool:
     return isinstance(obj, dict) and obj.get("kind") == KIND_VM and obj.get("apiVersion") in VM_API_VERSIONS
-
-
-def _annotations(obj: Obj) -> dict[str, Any]:
-    ann = get(obj, ("metadata", "annotations"))
-    return ann if isinstance(ann, dict) else {}
 
 
 def _unpinned(vm: Obj) -> Obj:
@@ -71,12 +67,10 @@ class _Renderer:
         self._next_index: dict[str, int] = {}
         self._content: dict[int, PinnedContent] = {}  # per object (id): revision data computed once
         for obj in iter_objects(items):
-            ann = _annotations(obj)
-            path = ann.get(ANN_PATH) or ann.get(ANN_LEGACY_PATH)
+            path = kpt_annotations.file_path(obj)
             if path:
-                raw = str(ann.get(ANN_INDEX, ann.get(ANN_LEGACY_INDEX, "0")))
-                idx = int(raw) if raw.isdigit() else 0
-                self._next_index[str(path)] = max(self._next_index.get(str(path), 0), idx + 1)
+                idx = kpt_annotations.file_index(obj) or 0
+                self._next_index[path] = max(self._next_index.get(path, 0), idx + 1)
 
     # --- items ---------------------------------------------------------------------------------
     def item(self, item: Any) -> Any:
@@ -214,8 +208,7 @@ class _Renderer:
 
     def emit(self, cr: Obj, vm: Obj) -> None:
         """A ControllerRevision ``vm`` needs; written out by :meth:`commit`, in item order."""
-        vm_path = _annotations(vm).get(ANN_PATH) or _annotations(vm).get(ANN_LEGACY_PATH)
-        self.pending.append((cr, str(vm_path) if vm_path else ""))
+        self.pending.append((cr, kpt_annotations.file_path(vm) or ""))
 
     def commit(self, cr: Obj, vm_path: str) -> None:
         """Add ``cr`` to the generated objects unless it is there already (content-addressed names); give it a
@@ -310,7 +303,9 @@ class Rendering:
         self.renderer = _Renderer(spec, Index(self.items, catalog_objects), self.items) \
             if spec.mode != "migrate" else None
         # every instancetype/preference among the items, as the cluster would admit it (errors, warnings)
-        self.results += admission.results(self.items, self.renderer.index.memo if self.renderer else None)
+        admitted = admission.results(self.items, self.renderer.index.memo if self.renderer else None)
+        # one problem, one result: where migrate's own output check and admission agree, admission's words stay
+        self.results = not_yet_said(admitted, self.results) + admitted
 
     def item(self, i: int) -> ItemOutcome:
         r = self.renderer
@@ -335,7 +330,8 @@ class Rendering:
         if self.spec.validate_output:
             from krm_fn.validate import output_results
 
-            return out, results + not_yet_said(results, output_results(self.source, out))
+            # against self.items: what migrate emitted it has validated already (krm_fn.migrate)
+            return out, results + not_yet_said(results, output_results(self.items, out))
         return out, results
 
 

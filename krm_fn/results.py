@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from krm_fn.kube.api import ANN_INDEX, ANN_LEGACY_INDEX, ANN_LEGACY_PATH, ANN_PATH
+from krm_fn.kube import kpt_annotations
 from krm_fn.kube.paths import Obj
 
 Severity = Literal["error", "warning", "info"]
@@ -44,19 +44,8 @@ class FileRef:
 
     @staticmethod
     def of(obj: Obj) -> FileRef | None:
-        md = obj.get("metadata")
-        ann = md.get("annotations") if isinstance(md, dict) else None
-        if not isinstance(ann, dict):
-            return None
-        path = ann.get(ANN_PATH) or ann.get(ANN_LEGACY_PATH)
-        if not path:
-            return None
-        raw_index = ann.get(ANN_INDEX, ann.get(ANN_LEGACY_INDEX))
-        try:
-            index = int(raw_index) if raw_index is not None else None
-        except (TypeError, ValueError):
-            index = None
-        return FileRef(str(path), index)
+        path = kpt_annotations.file_path(obj)
+        return FileRef(path, kpt_annotations.file_index(obj)) if path else None
 
     def to_obj(self) -> Obj:
         out: Obj = {"path": self.path}
@@ -106,14 +95,14 @@ class Result:
         parts = [f"{self.severity}:"]
         if self.resource_ref is not None:
             ref = self.resource_ref
-            parts.append(f"{ref.kind} {ref.namespace + '/' if ref.namespace else ''}{ref.name}")
+            parts.append(readable(f"{ref.kind} {ref.namespace + '/' if ref.namespace else ''}{ref.name}", 200))
         if self.file is not None:
-            parts.append(f"({self.file.path})")
+            parts.append(f"({readable(self.file.path, 200)})")
         if self.field_path and not self.message.startswith(self.field_path):
-            parts.append(f"{self.field_path}:")
+            parts.append(f"{readable(self.field_path, 200)}:")
         elif len(parts) > 1:
             parts[-1] += ":"
-        parts.append(" ".join(self.message.split()))
+        parts.append(readable(" ".join(self.message.split())))
         return " ".join(parts)
 
 
@@ -122,6 +111,17 @@ def not_yet_said(said: list[Result], more: list[Result]) -> list[Result]:
     found by two checks (admission and ``validateOutput``) is reported once, by the first."""
     seen = {(r.resource_ref, r.field_path) for r in said if r.severity == "error"}
     return [r for r in more if (r.resource_ref, r.field_path) not in seen]
+
+
+def readable(text: str, limit: int | None = None) -> str:
+    """``text`` for a stderr line: characters that are not printable (NUL, control, lone surrogates) escaped,
+    and cut to ``limit`` characters (names and paths come from the input)."""
+    if not text.isprintable():
+        text = "".join(c if c.isprintable() else c.encode("unicode_escape", "backslashreplace").decode("ascii")
+                       for c in text)
+    if limit is not None and len(text) > limit:
+        text = f"{text[:limit - 25]}…({len(text)} characters)"
+    return text
 
 
 def exit_code(results: list[Result]) -> int:

@@ -12,6 +12,7 @@ from collections.abc import Collection
 from typing import Any
 
 from krm_fn.catalog import quantity
+from krm_fn.errors import shown
 from krm_fn.kube.paths import FieldPath
 
 Problems = list[tuple[FieldPath, str]]
@@ -30,15 +31,15 @@ def type_name(value: Any) -> str:
 
 
 def is_dns_label(s: str) -> bool:
-    return len(s) <= 63 and bool(_DNS_LABEL.match(s))
+    return len(s) <= 63 and bool(_DNS_LABEL.fullmatch(s))
 
 
 def is_dns_subdomain(s: str) -> bool:
-    return len(s) <= 253 and bool(_DNS_SUBDOMAIN.match(s))
+    return len(s) <= 253 and bool(_DNS_SUBDOMAIN.fullmatch(s))
 
 
 def is_label_value(s: str) -> bool:
-    return len(s) <= 63 and bool(_LABEL_VALUE.match(s))
+    return len(s) <= 63 and bool(_LABEL_VALUE.fullmatch(s))
 
 
 def is_qualified_key(s: str) -> bool:
@@ -46,7 +47,7 @@ def is_qualified_key(s: str) -> bool:
     prefix, _, name = s.rpartition("/")
     if prefix and not is_dns_subdomain(prefix):
         return False
-    return len(name) <= 63 and bool(_QUALIFIED_NAME.match(name))
+    return len(name) <= 63 and bool(_QUALIFIED_NAME.fullmatch(name))
 
 
 class Checker:
@@ -69,12 +70,12 @@ class Checker:
             return None
         for key in value:
             if not isinstance(key, str):
-                self.add(path, f"keys must be strings, got {type_name(key)} {key!r}")
+                self.add(path, f"keys must be strings, got {type_name(key)} {shown(key)}")
             elif key not in known:
-                self.add((*path, key), f"unknown key {key!r}{suggest(key, known)}")
+                self.add((*path, key), f"unknown key {shown(key)}{suggest(key, known)}")
         for key in required:
             if key not in value:
-                self.add(path, f"missing required key {key!r}")
+                self.add(path, f"missing required key {shown(key)}")
         return value
 
     def named_mapping(self, value: Any, path: FieldPath, what: str) -> dict[str, Any] | None:
@@ -87,7 +88,7 @@ class Checker:
         ok = {}
         for key, entry in value.items():
             if not isinstance(key, str):
-                self.add(path, f"{what} names must be strings, got {type_name(key)} {key!r}")
+                self.add(path, f"{what} names must be strings, got {type_name(key)} {shown(key)}")
             else:
                 ok[key] = entry
         return ok
@@ -108,7 +109,7 @@ class Checker:
 
     def integer(self, value: Any, path: FieldPath, minimum: int, maximum: int | None = None) -> int | None:
         if isinstance(value, bool) or not isinstance(value, int):
-            self.add(path, f"must be an integer, got {type_name(value)} {value!r}")
+            self.add(path, f"must be an integer, got {type_name(value)} {shown(value)}")
             return None
         if value < minimum or (maximum is not None and value > maximum):
             bound = f"between {minimum} and {maximum}" if maximum is not None else f"at least {minimum}"
@@ -118,19 +119,19 @@ class Checker:
 
     def boolean(self, value: Any, path: FieldPath) -> bool | None:
         if not isinstance(value, bool):
-            self.add(path, f"must be true or false, got {type_name(value)} {value!r}")
+            self.add(path, f"must be true or false, got {type_name(value)} {shown(value)}")
             return None
         return value
 
     def quantity(self, value: Any, path: FieldPath) -> str | None:
         if not isinstance(value, str) or (parsed := quantity.parse(value)) is None or parsed <= 0:
-            self.add(path, f"must be a positive memory quantity such as 4Gi, 512Mi or 512M, got {value!r}")
+            self.add(path, f"must be a positive memory quantity such as 4Gi, 512Mi or 512M, got {shown(value)}")
             return None
         return value
 
     def enum(self, value: Any, path: FieldPath, allowed: Collection[str]) -> str | None:
         if not isinstance(value, str) or value not in allowed:
-            self.add(path, f"must be one of {', '.join(allowed)}; got {value!r}{suggest(value, allowed)}")
+            self.add(path, f"must be one of {', '.join(allowed)}; got {shown(value)}{suggest(value, allowed)}")
             return None
         return value
 
@@ -139,14 +140,14 @@ class Checker:
             value = str(value)
         s = self.string(value, path)
         if s is not None and not is_label_value(s):
-            self.add(path, f"{s!r} is not a valid label value (at most 63 letters, digits, '-', '_', '.')")
+            self.add(path, f"{shown(s)} is not a valid label value (at most 63 letters, digits, '-', '_', '.')")
             return None
         return s
 
     def name(self, value: Any, path: FieldPath, what: str) -> str | None:
         s = self.string(value, path)
         if s is not None and not is_dns_label(s):
-            self.add(path, f"{what} {s!r} must be lowercase letters, digits and '-' (a DNS label)")
+            self.add(path, f"{what} {shown(s)} must be lowercase letters, digits and '-' (a DNS label)")
             return None
         return s
 
@@ -159,7 +160,7 @@ class Checker:
         before = len(self.problems)
         for key, item in value.items():
             if not isinstance(key, str) or not is_qualified_key(key):
-                self.add(path, f"{key!r} is not a valid {'label' if labels else 'annotation'} key")
+                self.add(path, f"{shown(key)} is not a valid {'label' if labels else 'annotation'} key")
                 continue
             checked = self.label_value(item, (*path, key)) if labels else self.string(item, (*path, key))
             if checked is not None:
@@ -181,7 +182,7 @@ def suggest(word: Any, known: Collection[str]) -> str:
         return ""
     close = difflib.get_close_matches(word, list(known), n=1, cutoff=0.6)
     if close:
-        return f"; did you mean {close[0]!r}?"
+        return f"; did you mean {shown(close[0])}?"
     if len(known) <= 20:
         return f" (known: {', '.join(sorted(known))})"
     return ""

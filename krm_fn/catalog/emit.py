@@ -9,6 +9,7 @@ from krm_fn.catalog.check import is_dns_label, is_label_value
 from krm_fn.catalog.errors import CatalogError
 from krm_fn.catalog.model import Catalog, Instancetype, Preference, copy_tree
 from krm_fn.catalog.spec import CatalogSpec, Selection
+from krm_fn.errors import shown
 from krm_fn.kube import api
 from krm_fn.kube.paths import FieldPath, Obj
 
@@ -21,9 +22,9 @@ _PREFERENCE_KINDS = {"Cluster": (api.KIND_CLUSTER_PREFERENCE,), "Namespaced": (a
 def check_spec(spec: CatalogSpec) -> None:
     problems: list[tuple[str, FieldPath, str]] = []
     if spec.namespace is not None and not is_dns_label(spec.namespace):
-        problems.append(("", ("spec", "namespace"), f"{spec.namespace!r} is not a valid namespace name"))
+        problems.append(("", ("spec", "namespace"), f"{shown(spec.namespace)} is not a valid namespace name"))
     if spec.version is not None and (not spec.version or not is_label_value(spec.version)):
-        problems.append(("", ("spec", "version"), f"{spec.version!r} is not a valid label value "
+        problems.append(("", ("spec", "version"), f"{shown(spec.version)} is not a valid label value "
                                                   "(at most 63 letters, digits, '-', '_', '.')"))
     if problems:
         raise CatalogError(problems)
@@ -88,7 +89,7 @@ def _unmatched(problems: list[tuple[str, FieldPath, str]], path: FieldPath, patt
                names: list[str], catalog: Catalog) -> None:
     for i, pattern in enumerate(patterns):
         if not any(fnmatchcase(n, pattern) for n in names):
-            problems.append(("", (*path, i), f"{pattern!r} matches nothing in catalog {catalog.name!r}"))
+            problems.append(("", (*path, i), f"{shown(pattern)} matches nothing in catalog {shown(catalog.name)}"))
 
 
 __all__ = ["objects", "select", "check_spec", "Selection"]

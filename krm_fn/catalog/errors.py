@@ -10,6 +10,8 @@ def keypath(path: FieldPath) -> str:
     """``("preferences", "rhel.9", "use", 1)`` -> ``preferences["rhel.9"].use[1]`` (keys with dots are quoted)."""
     out: list[str] = []
     for step in path:
+        if isinstance(step, str) and len(step) > 80:  # a hostile key still gives a readable line
+            step = f"{step[:60]}…({len(step)} characters)"
         if isinstance(step, int):
             out.append(f"[{step}]")
         elif "." in step or not step or " " in step:

@@ -10,6 +10,7 @@ from krm_fn.catalog import quantity
 from krm_fn.catalog.check import Checker, is_dns_subdomain, suggest
 from krm_fn.catalog.labels import instancetype_labels, own_labels
 from krm_fn.catalog.model import Instancetype, Series, deep_merge, sorted_tree
+from krm_fn.errors import shown
 from krm_fn.kube import api
 from krm_fn.kube.paths import FieldPath, Obj
 
@@ -22,7 +23,7 @@ SERIES_KEYS = ("version", "class", "displayName", "description", "icon", "labels
 # top-level fields of instancetype.kubevirt.io/v1beta1 VirtualMachineInstancetypeSpec
 SPEC_KEYS = ("annotations", "cpu", "gpus", "hostDevices", "ioThreads", "ioThreadsPolicy", "launchSecurity",
              "memory", "nodeSelector", "schedulerName")
-_VARIANT = re.compile(r"^[a-z0-9]+$")
+_VARIANT = re.compile(r"[a-z0-9]+")  # used with fullmatch
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,10 +67,10 @@ def build_series(c: Checker, key: str, raw: Any, ladder: dict[str, LadderSize], 
         v = m["version"]
         if isinstance(v, int) and not isinstance(v, bool) and v >= 0:
             version = str(v)
-        elif isinstance(v, str) and _VARIANT.match(v):
+        elif isinstance(v, str) and _VARIANT.fullmatch(v):
             version = v
         else:
-            c.add(sub("version"), f"must be a number or lowercase letters and digits, got {v!r}")
+            c.add(sub("version"), f"must be a number or lowercase letters and digits, got {shown(v)}")
     klass = c.label_value(m["class"], sub("class")) if "class" in m else None
     display = c.string(m["displayName"], sub("displayName")) if "displayName" in m else None
     description = c.string(m["description"], sub("description")) if "description" in m else None
@@ -97,7 +98,7 @@ def build_series(c: Checker, key: str, raw: Any, ladder: dict[str, LadderSize], 
         for trait, needs in (("isolateEmulatorThread", "dedicatedCPUPlacement"),
                              ("realtime", "dedicatedCPUPlacement"), ("numa", "dedicatedCPUPlacement")):
             if trait in traits and not dedicated:
-                c.add(sub("traits"), f"trait {trait!r} needs trait {needs!r}")
+                c.add(sub("traits"), f"trait {shown(trait)} needs trait {shown(needs)}")
         if "numa" in traits and page_size is None:
             c.add(sub("traits"), "trait 'numa' (guestMappingPassthrough) needs hugepages")
     if overcommit and page_size is not None:
@@ -119,27 +120,27 @@ def build_series(c: Checker, key: str, raw: Any, ladder: dict[str, LadderSize], 
         size_name, cpu, memory = size
         ipath: FieldPath = (*path, "sizes", i)
         if size_name in seen:
-            c.add(ipath, f"duplicate size {size_name!r} in series {key!r}")
+            c.add(ipath, f"duplicate size {shown(size_name)} in series {shown(key)}")
             continue
         seen.add(size_name)
         if limit_cpu is not None and cpu > limit_cpu:
-            c.add(ipath, f"size {size_name!r} has {cpu} vCPUs, more than series {key!r} allows "
+            c.add(ipath, f"size {shown(size_name)} has {cpu} vCPUs, more than series {shown(key)} allows "
                          f"(limits.cpu: {limit_cpu})")
             continue
         if limit_memory is not None and quantity.bytes_of(memory) > quantity.bytes_of(limit_memory):
-            c.add(ipath, f"size {size_name!r} has {memory} of memory, more than series {key!r} allows "
+            c.add(ipath, f"size {shown(size_name)} has {memory} of memory, more than series {shown(key)} allows "
                          f"(limits.memory: {limit_memory})")
             continue
         pages = [("", page_size)] + sorted(variants.items()) if page_size is not None else [("", None)]
         for suffix, pages_of in pages:
             if pages_of is not None and quantity.bytes_of(memory) % quantity.bytes_of(pages_of) != 0:
-                c.add(ipath, f"memory {memory} of size {size_name!r} is not a multiple of the {pages_of} "
+                c.add(ipath, f"memory {memory} of size {shown(size_name)} is not a multiple of the {pages_of} "
                              "hugepage size")
                 break
             full_size = size_name + suffix
             full = f"{name}.{full_size}"
             if not is_dns_subdomain(full):
-                c.add(ipath, f"instancetype name {full!r} is not a valid Kubernetes name")
+                c.add(ipath, f"instancetype name {shown(full)} is not a valid Kubernetes name")
                 break
             spec: Obj = {"cpu": {"guest": cpu}, "memory": {"guest": memory}}
             for trait in traits or ():
@@ -184,7 +185,7 @@ def _traits(c: Checker, raw: Any, path: FieldPath) -> list[str] | None:
         if trait is None:
             continue
         if trait in out:
-            c.add((*path, i), f"duplicate trait {trait!r}")
+            c.add((*path, i), f"duplicate trait {shown(trait)}")
         else:
             out.append(trait)
     return out
@@ -197,7 +198,7 @@ def _hugepages(c: Checker, raw: Any, path: FieldPath) -> tuple[str | None, dict[
     page_size = c.enum(m["pageSize"], (*path, "pageSize"), HUGEPAGE_SIZES)
     variants: dict[str, str] = {}
     for suffix, size in (c.named_mapping(m.get("variants"), (*path, "variants"), "variant") or {}).items():
-        if not _VARIANT.match(suffix):
+        if not _VARIANT.fullmatch(suffix):
             c.add((*path, "variants", suffix), "a variant suffix must be lowercase letters and digits")
         elif (checked := c.enum(size, (*path, "variants", suffix), HUGEPAGE_SIZES)) is not None:
             variants[suffix] = checked
@@ -253,14 +254,14 @@ def _size(c: Checker, entry: Any, path: FieldPath, ladder: dict[str, LadderSize]
             return None
         name = checked
     else:
-        c.add(path, f"must be a size name or a mapping with name, cpu and memory, got {entry!r}")
+        c.add(path, f"must be a size name or a mapping with name, cpu and memory, got {shown(entry)}")
         return None
     if name in broken:
         return None
     base = ladder.get(name)
     if base is None:
         if cpu is None or memory is None:
-            c.add(path, f"unknown size {name!r}{suggest(name, ladder)}; a size outside the ladder needs "
+            c.add(path, f"unknown size {shown(name)}{suggest(name, ladder)}; a size outside the ladder needs "
                         "both cpu and memory")
             return None
         if c.name(name, path, "size name") is None:

@@ -5,7 +5,6 @@ All problems of one catalog file are collected and raised together as one :class
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Mapping
 from pathlib import Path, PurePosixPath
@@ -18,23 +17,20 @@ from krm_fn.catalog.instancetypes import build_series, check_ladder
 from krm_fn.catalog.labels import own_labels
 from krm_fn.catalog.model import Catalog, Instancetype, Parameter, Series
 from krm_fn.catalog.preferences import build_preferences
-from krm_fn.catalog.spec import CatalogSpec
+from krm_fn.catalog.spec import BUILTIN_DIR, PARAM_NAME, CatalogSpec, builtin_names, parameter_problem, path_problem
+from krm_fn.errors import shown
 from krm_fn.kube.paths import FieldPath
 
 TOP_KEYS = ("name", "description", "parameters", "labels", "sizes", "series", "components", "preferences")
 DEFAULT_BUILTIN = "common-instancetypes"
-BUILTIN_DIR = Path(__file__).resolve().parent / "builtin"
-_PARAM_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _PARAM_REF = re.compile(r"\$\{([^}]*)\}")
-
-
-def builtin_names() -> list[str]:
-    return sorted(p.stem for p in BUILTIN_DIR.glob("*.yaml"))
+__all__ = ["BUILTIN_DIR", "builtin_names", "load_builtin", "load_file", "load_for_spec", "load_text",
+           "parse_parameters", "resolve_path"]
 
 
 def load_builtin(name: str = DEFAULT_BUILTIN, parameters: Mapping[str, str] | None = None) -> Catalog:
     if name not in builtin_names():
-        raise CatalogError([("", ("spec", "builtin"), f"unknown builtin catalog {name!r} "
+        raise CatalogError([("", ("spec", "builtin"), f"unknown builtin catalog {shown(name)} "
                                                       f"(available: {', '.join(builtin_names())})")])
     path = BUILTIN_DIR / f"{name}.yaml"
     return load_text(path.read_text(encoding="utf-8"), f"catalog/{name}.yaml", name, parameters)
@@ -66,21 +62,22 @@ def resolve_path(given: str, base_dir: Path | None) -> Path:
     def fail(message: str) -> CatalogError:
         return CatalogError([("", ("spec", "path"), message)])
 
-    if not given:
-        raise fail("must not be empty")
-    pure = PurePosixPath(given.replace("\\", "/"))
-    if pure.is_absolute() or os.path.isabs(given) or re.match(r"^[A-Za-z]:", given):
-        raise fail(f"{given!r} must be relative to the package (kustomization) directory, not absolute")
-    if ".." in pure.parts:
-        raise fail(f"{given!r} must stay inside the package (kustomization) directory; '..' is not allowed")
+    problem = path_problem(given)
+    if problem is not None:
+        raise fail(problem)
     if base_dir is None:
-        raise fail(f"cannot locate {given!r}: no package directory is known for this run")
-    base = base_dir.resolve()
-    target = (base / pure).resolve()
-    if not target.is_relative_to(base):
-        raise fail(f"{given!r} resolves to a file outside the package directory (through a symlink)")
-    if not target.is_file():
-        raise fail(f"catalog file {given!r} not found in the package directory")
+        raise fail(f"cannot locate {shown(given)}: no package directory is known for this run")
+    try:
+        base = base_dir.resolve()
+        target = (base / PurePosixPath(given.replace("\\", "/"))).resolve()
+        inside = target.is_relative_to(base)
+        found = inside and target.is_file()
+    except (OSError, RuntimeError) as exc:  # a symlink loop, a name the file system refuses
+        raise fail(f"cannot resolve {shown(given)}: {exc.strerror if isinstance(exc, OSError) else exc}") from None
+    if not inside:
+        raise fail(f"{shown(given)} resolves to a file outside the package directory (through a symlink)")
+    if not found:
+        raise fail(f"catalog file {shown(given)} not found in the package directory")
     return target
 
 
@@ -88,12 +85,13 @@ def parse_parameters(items: tuple[str, ...]) -> dict[str, str]:
     out: dict[str, str] = {}
     problems: list[tuple[str, FieldPath, str]] = []
     for i, item in enumerate(items):
-        name, sep, value = item.partition("=")
+        name, _, value = item.partition("=")
         name = name.strip()
-        if not sep or not _PARAM_NAME.match(name):
-            problems.append(("", ("spec", "parameters", i), f"must be name=value, got {item!r}"))
+        problem = parameter_problem(item)
+        if problem is not None:
+            problems.append(("", ("spec", "parameters", i), problem))
         elif name in out:
-            problems.append(("", ("spec", "parameters", i), f"parameter {name!r} is given twice"))
+            problems.append(("", ("spec", "parameters", i), f"parameter {shown(name)} is given twice"))
         else:
             out[name] = value
     if problems:
@@ -140,8 +138,8 @@ def _unique_names(c: Checker, instancetypes: list[Instancetype]) -> None:
     seen: dict[str, str] = {}
     for it in instancetypes:
         if it.name in seen and seen[it.name] != it.series.key:
-            c.add(("series", it.series.key), f"instancetype {it.name!r} is also generated by series "
-                                             f"{seen[it.name]!r}")
+            c.add(("series", it.series.key), f"instancetype {shown(it.name)} is also generated by series "
+                                             f"{shown(seen[it.name])}")
         seen.setdefault(it.name, it.series.key)
 
 
@@ -149,7 +147,7 @@ def _parameters(c: Checker, raw: Any) -> dict[str, Parameter]:
     out: dict[str, Parameter] = {}
     for name, entry in (c.named_mapping(raw, ("parameters",), "parameter") or {}).items():
         path: FieldPath = ("parameters", name)
-        if not _PARAM_NAME.match(name):
+        if not PARAM_NAME.fullmatch(name):
             c.add(path, "a parameter name must be letters, digits and '_'")
             continue
         m = c.mapping(entry, path, ("default", "description"))
@@ -166,7 +164,7 @@ def _parameter_values(params: dict[str, Parameter], given: Mapping[str, str], so
     for name in given:
         if name not in params:
             known = ", ".join(params) or "none"
-            problems.append(("", ("spec", "parameters"), f"catalog {source} has no parameter {name!r} "
+            problems.append(("", ("spec", "parameters"), f"catalog {source} has no parameter {shown(name)} "
                                                          f"(parameters: {known})"))
     values: dict[str, str] = {}
     for name, param in params.items():

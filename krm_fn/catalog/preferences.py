@@ -14,6 +14,7 @@ from typing import Any
 from krm_fn.catalog.check import Checker, is_dns_subdomain, suggest
 from krm_fn.catalog.labels import own_labels, preference_labels
 from krm_fn.catalog.model import Preference, deep_merge, sorted_tree
+from krm_fn.errors import shown
 from krm_fn.kube import api
 from krm_fn.kube.paths import FieldPath, Obj
 
@@ -64,7 +65,7 @@ def build_preferences(c: Checker, components_raw: dict[str, Any], preferences_ra
                    for name, raw in preferences_raw.items()}
     for name in preferences:
         if not is_dns_subdomain(name):
-            c.add(("preferences", name), f"preference name {name!r} is not a valid Kubernetes name "
+            c.add(("preferences", name), f"preference name {shown(name)} is not a valid Kubernetes name "
                                          "(lowercase letters, digits, '-' and '.')")
     resolver = _Resolver(c, components, preferences)
     for name in components:  # unused components are checked too
@@ -105,7 +106,7 @@ class _Resolver:
     def _resolve(self, what: str, table: dict[str, _Body | None], name: str, ref: FieldPath | None,
                  stack: tuple[str, ...]) -> Fragment | None:
         if name not in table:
-            self.c.add(ref or (), f"unknown {what} {name!r}{suggest(name, table)}")
+            self.c.add(ref or (), f"unknown {what} {shown(name)}{suggest(name, table)}")
             return None
         key = (what, name)
         if key in self.done:
@@ -167,7 +168,7 @@ def _body(c: Checker, path: FieldPath, raw: Any, known: tuple[str, ...]) -> _Bod
         tags = c.string_list(m["tags"], sub("tags")) or []
         for i, tag in enumerate(tags):
             if not tag or "," in tag:
-                c.add((*sub("tags"), i), f"a tag must be non-empty and have no commas, got {tag!r}")
+                c.add((*sub("tags"), i), f"a tag must be non-empty and have no commas, got {shown(tag)}")
         own.tags = _union([], tags)
     if "labels" in m:
         own.labels = own_labels(c, m["labels"], sub("labels")) or {}
@@ -175,7 +176,7 @@ def _body(c: Checker, path: FieldPath, raw: Any, known: tuple[str, ...]) -> _Bod
         own.annotations = c.string_map(m["annotations"], sub("annotations"), labels=False) or {}
         for key in sorted(own.annotations):
             if key in _SHORTHAND_ANNOTATIONS:
-                c.add((*sub("annotations"), key), f"set this with {_SHORTHAND_ANNOTATIONS[key]!r}")
+                c.add((*sub("annotations"), key), f"set this with {shown(_SHORTHAND_ANNOTATIONS[key])}")
     use: list[tuple[str, FieldPath]] = []
     if "use" in m:
         for i, item in enumerate(c.list_of(m["use"], sub("use")) or []):

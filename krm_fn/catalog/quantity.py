@@ -5,14 +5,17 @@ from __future__ import annotations
 import re
 from fractions import Fraction
 
+from krm_fn.errors import shown
+
 _BINARY = {"Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40, "Pi": 2**50, "Ei": 2**60}
 _DECIMAL = {"k": 10**3, "M": 10**6, "G": 10**9, "T": 10**12, "P": 10**15, "E": 10**18}
-_RE = re.compile(r"^([0-9]+(?:\.[0-9]+)?)(Ki|Mi|Gi|Ti|Pi|Ei|k|M|G|T|P|E)?$")
+# at most 30 digits each side: a memory size, never a number int() would refuse to read
+_RE = re.compile(r"([0-9]{1,30}(?:\.[0-9]{1,30})?)(Ki|Mi|Gi|Ti|Pi|Ei|k|M|G|T|P|E)?")
 
 
 def parse(text: str) -> Fraction | None:
     """Bytes as an exact fraction, or ``None`` when ``text`` is not a (non-negative, memory-style) quantity."""
-    m = _RE.match(text)
+    m = _RE.fullmatch(text)
     if not m:
         return None
     number, suffix = m.groups()
@@ -24,7 +27,7 @@ def bytes_of(text: str) -> Fraction:
     """Like :func:`parse` for a quantity already known to be valid; ``ValueError`` otherwise."""
     value = parse(text)
     if value is None:
-        raise ValueError(f"not a quantity: {text!r}")
+        raise ValueError(f"not a quantity: {shown(text)}")
     return value
 
 

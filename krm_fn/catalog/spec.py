@@ -5,8 +5,18 @@ Loaded by ``krm_fn.config.load_dataclass`` (field ``snake_name`` == config key `
 
 from __future__ import annotations
 
+import os
+import re
 from dataclasses import dataclass, field
-from typing import Literal
+from pathlib import Path, PurePosixPath
+from typing import Final, Literal
+
+from krm_fn.errors import shown
+
+BUILTIN_DIR: Final = Path(__file__).resolve().parent / "builtin"
+PARAM_NAME: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")  # used with fullmatch
+PATH_MAX: Final = 4096  # bytes (Linux PATH_MAX); one name at most NAME_MAX = 255 bytes
+NAME_MAX: Final = 255
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,3 +43,33 @@ class CatalogSpec:
     version: str | None = None          # optional version label value
     parameters: tuple[str, ...] = ()    # catalog parameters as ``name=value`` (e.g. ``gpuDeviceName=nvidia.com/X``)
     validate_output: bool = False       # validate every generated object strictly (krm_fn.validate)
+
+
+def builtin_names() -> list[str]:
+    return sorted(p.stem for p in BUILTIN_DIR.glob("*.yaml"))
+
+
+def path_problem(given: str) -> str | None:
+    """Why ``given`` cannot name a catalog file inside the package (kustomization) directory, from the text
+    alone (:func:`krm_fn.catalog.load.resolve_path` then resolves symlinks); None when it can."""
+    if not given:
+        return "must not be empty"
+    if "\0" in given:
+        return "must not contain a NUL character"
+    if len(given.encode("utf-8", "surrogatepass")) > PATH_MAX or \
+            any(len(part.encode("utf-8", "surrogatepass")) > NAME_MAX for part in given.split("/")):
+        return f"is too long for a file name ({PATH_MAX} bytes, {NAME_MAX} per name)"
+    pure = PurePosixPath(given.replace("\\", "/"))
+    if pure.is_absolute() or os.path.isabs(given) or re.match(r"[A-Za-z]:", given):
+        return f"{shown(given)} must be relative to the package (kustomization) directory, not absolute"
+    if ".." in pure.parts:
+        return f"{shown(given)} must stay inside the package (kustomization) directory; '..' is not allowed"
+    return None
+
+
+def parameter_problem(item: str) -> str | None:
+    """Why ``item`` is not a ``name=value`` catalog parameter; None when it is."""
+    name, sep, _ = item.partition("=")
+    if not sep or not PARAM_NAME.fullmatch(name.strip()):
+        return f"must be name=value, got {shown(item)}"
+    return None

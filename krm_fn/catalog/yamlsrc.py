@@ -6,7 +6,7 @@ from typing import Any
 
 import yaml
 
-from krm_fn.errors import InputError
+from krm_fn.errors import InputError, shown
 from krm_fn.io.loader import load_documents
 from krm_fn.kube.paths import FieldPath
 
@@ -63,7 +63,7 @@ def load(text: str) -> tuple[Any, list[tuple[FieldPath, str]]]:
         paths = _paths_by_id(data)
         for target, key, dup_line, first in loader.duplicates:
             path = paths.get(id(target), ())
-            problems.append(((*path, key), f"duplicate key {key!r} (line {dup_line}; first defined on line {first})"))
+            problems.append(((*path, key), f"duplicate key {shown(key)} (line {dup_line}; first defined on line {first})"))
     return data, problems
 
 

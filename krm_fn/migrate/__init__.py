@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from krm_fn.index import WRAPPER_KINDS, iter_objects, name_of, namespace_of
+from krm_fn.kube import kpt_annotations
 from krm_fn.kube.api import ANN_INDEX, ANN_LEGACY_INDEX, ANN_LEGACY_PATH, ANN_PATH, CLUSTER_SCOPED_KINDS, KIND_VM, Family
 from krm_fn.kube.paths import Obj, get
 from krm_fn.kubevirt.revision import build_pinned_revision
@@ -45,6 +46,7 @@ from krm_fn.migrate.revision import (
 )
 from krm_fn.migrate.vm import convert_vm
 from krm_fn.results import Result
+from krm_fn.validate import output_results, problems
 
 __all__ = ["deprecation_infos", "migrate"]
 
@@ -61,10 +63,21 @@ def _annotations(obj: Obj) -> dict[str, Any]:
     return ann if isinstance(ann, dict) else {}
 
 
-def _path(obj: Obj) -> str | None:
-    ann = _annotations(obj)
-    path = ann.get(ANN_PATH) or ann.get(ANN_LEGACY_PATH)
-    return str(path) if path else None
+def metadata_problem(obj: Obj) -> tuple[str, str] | None:
+    """(field path, message) when ``obj``'s metadata is not what the API server decodes (a mapping whose
+    labels and annotations are maps of strings): migrate reads and rewrites those, so such an object is left
+    as it is, with an error, whenever migrate would change it."""
+    md = obj.get("metadata")
+    if md is None:
+        return None
+    if not isinstance(md, dict):
+        return "metadata", "must be a mapping"
+    for key in ("labels", "annotations"):
+        value = md.get(key)
+        if value is not None and (not isinstance(value, dict) or
+                                  not all(isinstance(k, str) and isinstance(v, str) for k, v in value.items())):
+            return f"metadata.{key}", "must be a map of strings"
+    return None
 
 
 @dataclass(slots=True)
@@ -106,10 +119,9 @@ class _Migrator:
                                         choose_profile(obj) if has_profiles(obj) else None)
             elif is_controller_revision(obj):
                 self.revisions.setdefault((namespace_of(obj), name_of(obj)), obj)
-            path = _path(obj)
+            path = kpt_annotations.file_path(obj)
             if path:
-                raw = str(_annotations(obj).get(ANN_INDEX, _annotations(obj).get(ANN_LEGACY_INDEX, "0")))
-                idx = int(raw) if raw.isdigit() else 0
+                idx = kpt_annotations.file_index(obj) or 0
                 self.next_index[path] = max(self.next_index.get(path, 0), idx + 1)
         self.known: set[tuple[str, str]] = set(self.revisions)
 
@@ -120,6 +132,8 @@ class _Migrator:
         return self.flavors[key] if key in self.flavors else False
 
     def vm(self, vm: Obj) -> None:
+        malformed = metadata_problem(vm)
+        touched = False
         new, results = convert_vm(vm, self.flavor)
         raw_spec = new.get("spec")
         spec: Obj = raw_spec if isinstance(raw_spec, dict) else {}
@@ -133,9 +147,23 @@ class _Migrator:
             if cr is None or labelled_current(cr):
                 continue
             self.referenced.add(id(cr))
+            touched = True
+            if malformed is not None:
+                continue  # the VM stays as it is (below); so does the revision
             path = f"spec.{family}.revisionName"
+            cr_malformed = metadata_problem(cr)
+            if cr_malformed is not None:
+                results.append(fail(new, (
+                    f"ControllerRevision {name}: {cr_malformed[0]} {cr_malformed[1]}: migrate cannot rewrite it "
+                    f"(nor this VM's reference); fix it and rerun migrate"), path))
+                continue
             try:
                 decoded = decode(cr, family, matcher, namespace_of(new))
+                invalid = problems(decoded.obj) if decoded.legacy else []
+                if invalid:  # as v1beta1: what the new revision would hold
+                    more = f" (and {len(invalid) - 1} more)" if len(invalid) > 1 else ""
+                    raise DecodeError(f"its {decoded.source} is not a valid v1beta1 {decoded.kind}: "
+                                      f"data.{invalid[0][0]}: {invalid[0][1]}{more}")
             except DecodeError as err:
                 results.append(fail(new, (
                     f"ControllerRevision {name} cannot be decoded: {err.message}; KubeVirt cannot use it either: "
@@ -157,6 +185,11 @@ class _Migrator:
             results.append(warn(new, (
                 f"{path}: {name} ({decoded.source}, which KubeVirt >= v1.7 cannot decode) rewritten as "
                 f"{new_name} (v1beta1 data, label object-version: v1beta1)"), path))
+        if malformed is not None and (touched or new is not vm):
+            path, message = malformed
+            self.vms[id(vm)] = (vm, [fail(vm, f"{path} {message}: migrate cannot rewrite this object; fix it and "
+                                              f"rerun migrate", path)])
+            return
         if new_matchers:
             new = {**new, "spec": {**spec, **new_matchers}}
         self.vms[id(vm)] = (new, results)
@@ -169,6 +202,25 @@ class _Migrator:
             inner = [out for i in item["items"] for out in self.item(i)]
             same = len(inner) == len(item["items"]) and all(a is b for a, b in zip(inner, item["items"]))
             return [item] if same else [{**item, "items": inner}]
+        malformed = metadata_problem(item)
+        if malformed is None:
+            return self.convert(item)
+        # left as it is when migrate would change it: nothing it would say about it holds
+        marks = len(self.results), len(self.extra), len(self.extra_results)
+        try:
+            out = self.convert(item)
+            changed = len(out) != 1 or out[0] is not item
+        except (TypeError, AttributeError, ValueError, KeyError):  # the metadata it reads is malformed
+            changed = True
+        if not changed:
+            return out
+        del self.results[marks[0]:], self.extra[marks[1]:], self.extra_results[marks[2]:]
+        path, message = malformed
+        self.results.append(fail(item, f"{path} {message}: migrate cannot rewrite this object; fix it and rerun "
+                                       f"migrate", path))
+        return [item]
+
+    def convert(self, item: Obj) -> list[Any]:
         if _is_vm(item):
             new, results = self.vms[id(item)]
             self.results += results
@@ -260,7 +312,7 @@ class _Migrator:
         kept = {k: v for k, v in legacy_labels.items() if not str(k).startswith(OBJECT_LABEL_PREFIX)}
         md["labels"] = {**kept, **md.get("labels", {})}
         annotations = dict(_annotations(legacy))
-        path = _path(legacy)
+        path = kpt_annotations.file_path(legacy)
         if not in_place:
             for key in (ANN_PATH, ANN_INDEX, ANN_LEGACY_PATH, ANN_LEGACY_INDEX):
                 annotations.pop(key, None)
@@ -276,8 +328,10 @@ class _Migrator:
         for obj in iter_objects(self.items):
             if _is_vm(obj):
                 self.vm(obj)
-        out = [new for item in self.items for new in self.item(item)]
-        return out + self.extra, self.results + self.extra_results
+        out = [new for item in self.items for new in self.item(item)] + self.extra
+        # what migrate emits is checked like every other mode's output (docs/migrate.md): KubeVirt must be able
+        # to decode it, revisions' data as v1beta1
+        return out, self.results + self.extra_results + output_results(self.items, out)
 
 
 def migrate(items: list[Any], *, shared_revisions: bool = False) -> tuple[list[Any], list[Result]]:

@@ -2,8 +2,8 @@
 
 * stdout closed early (``kubevirt-krm < big | head -c 100``): exit quietly, non-zero, no traceback.
 * SIGTERM/SIGINT during a long run: no traceback, and no partial output: stdout is written once, at the end,
-  so a terminated run leaves the redirected file empty; with ``--output FILE`` (write-then-rename, not yet in
-  cli.py) the target is either absent or complete and no temporary file is left behind.
+  so a terminated run leaves the redirected file empty; with ``--output FILE`` (write-then-rename, cli.py)
+  the target is either absent or complete and no temporary file is left behind.
 """
 
 from __future__ import annotations

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any, Final
 
+from krm_fn.errors import cut
 from krm_fn.kubevirt.webhooks import Problem
 
 OVERCOMMIT_PATH: Final = "spec.memory.overcommitPercent"
@@ -35,7 +36,7 @@ def validate_spec(spec: Any) -> list[Problem]:
     causes: list[Problem] = []
     if not 0 <= percent <= 100:
         causes.append(Problem("error", OVERCOMMIT_PATH,
-                              f"{OVERCOMMIT_PATH} '{percent}': must be in range between 0 and 100."))
+                              f"{OVERCOMMIT_PATH} '{cut(percent)}': must be in range between 0 and 100."))
     if percent != 0 and memory.get("hugepages") is not None:
         causes.append(Problem("error", OVERCOMMIT_PATH,
                               f"{OVERCOMMIT_PATH} and {HUGEPAGES_PATH} should not be requested together."))

@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import Any, Final
 
 from krm_fn.kubevirt.webhooks import Problem
+from krm_fn.errors import cut
 from krm_fn.kubevirt.topology import (
     ACROSS_CORES_THREADS,
     ACROSS_SOCKETS_CORES,
@@ -69,11 +70,11 @@ def validate_spec(spec: Any) -> list[Problem]:
     causes: list[Problem] = []
     topology = _topology(spec)
     if topology is not None and topology not in SUPPORTED_TOPOLOGIES:
-        causes.append(Problem("error", TOPOLOGY_PATH, f"unknown preferredCPUTopology {topology}"))
+        causes.append(Problem("error", TOPOLOGY_PATH, f"unknown preferredCPUTopology {cut(topology)}"))
     if topology in SPREAD_TOPOLOGIES and isinstance(spec, dict) and _spread_decodable(spec):
         ratio, across = spread_options(spec)
         if across not in SUPPORTED_ACROSS:
-            causes.append(Problem("error", ACROSS_PATH, f"across {across} is not supported"))
+            causes.append(Problem("error", ACROSS_PATH, f"across {cut(across)} is not supported"))
         elif across == ACROSS_CORES_THREADS and ratio != CORES_THREADS_RATIO:
             causes.append(Problem("error", RATIO_PATH, CORES_THREADS_RATIO_ERROR))
     return causes

@@ -19,7 +19,7 @@ NS = "legacy"
 def vm(name: str = "vm", **spec: Any) -> dict[str, Any]:
     return {"apiVersion": "kubevirt.io/v1", "kind": "VirtualMachine",
             "metadata": {"name": name, "namespace": NS, "annotations": {"config.kubernetes.io/path": "vms.yaml"}},
-            "spec": {**spec, "template": {"spec": {}}}}
+            "spec": {**spec, "template": {"spec": {"domain": {"devices": {}}}}}}
 
 
 def flavor(name: str, *profiles: dict[str, Any], kind: str = "VirtualMachineFlavor") -> dict[str, Any]:
@@ -192,7 +192,7 @@ def test_replacement_already_in_the_input_removes_the_legacy_revision() -> None:
 
 def test_v1beta1_data_without_label_keeps_its_name() -> None:
     data = {"apiVersion": V1B1, "kind": "VirtualMachineClusterInstancetype",
-            "metadata": {"name": "u1.small", "uid": "u", "generation": 3}, "spec": {"cpu": {"guest": 1}}}
+            "metadata": {"name": "u1.small", "uid": "u", "generation": 3}, "spec": {"cpu": {"guest": 1}, "memory": {"guest": "1Gi"}}}
     legacy = cr("keep", data, labels={LABEL_OBJECT_VERSION: "v1alpha2", "instancetype.kubevirt.io/object-kind": "X"})
     src = vm(instancetype={"name": "u1.small", "revisionName": "keep"})
     (new_cr, new_vm), results = run([legacy, src])
