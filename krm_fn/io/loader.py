@@ -42,6 +42,14 @@ _TAG_MAP = "tag:yaml.org,2002:map"
 _TAG_SEQ = "tag:yaml.org,2002:seq"
 
 
+class YAMLSyntaxError(InputError):
+    """The text is not YAML; ``index``: where the parser stopped (a reader trying JSON first compares it)."""
+
+    def __init__(self, message: str, index: int) -> None:
+        super().__init__(message)
+        self.index = index
+
+
 @dataclass(slots=True)
 class Document:
     """One YAML document: its value, and the source spans of the children we were asked to track."""
@@ -312,7 +320,8 @@ def load_documents(text: str, *, track: str | None = None) -> list[Document]:
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
-        raise InputError(f"malformed YAML: {exc.problem or exc.context}{where}") from None
+        raise YAMLSyntaxError(f"malformed YAML: {exc.problem or exc.context}{where}",
+                              mark.index if mark is not None else len(text)) from None
     except yaml.YAMLError as exc:
         raise InputError(f"malformed YAML: {' '.join(str(exc).split())}") from None
     return docs
