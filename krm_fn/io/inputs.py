@@ -16,7 +16,8 @@
 * **Several files** (the standalone mode) are one text with ``---`` between them (:class:`Joined`), but each
   is read on its own: a file that ends without a line break keeps its last value (``k: |`` then ``x``
   is ``"x"``, where the line break ``---`` needs would make it ``"x\\n"``), and each file is JSON or YAML
-  by itself.
+  by itself. Source text is written back as whole lines, so a document that would change with a line
+  break added at its end keeps no source span (:func:`keep_whole_lines`): it is written fresh.
 """
 
 from __future__ import annotations
@@ -72,23 +73,38 @@ def read_stream(text: str) -> tuple[str, list[Document]]:
     spans refer to (``text`` without its document BOMs)."""
     if not isinstance(text, Joined):
         text = without_document_boms(text)
-        return text, read_documents(text)[0]
-    texts: list[str] = []
-    docs: list[Document] = []
-    at = 0
-    for start, end in text.parts:
-        if texts:
-            texts.append("---\n")
-            at += 4
-        part = without_document_boms(text[start:end])
-        for doc in read_documents(part)[0]:
-            docs.append(Document(doc.value, doc.start + at, doc.end + at, doc.column, doc.spans))
-        texts.append(part)
-        at += len(part)
-        if not part.endswith("\n"):
-            texts.append("\n")
-            at += 1
-    return "".join(texts), docs
+        return text, keep_whole_lines(text, read_documents(text)[0])
+    parts = [without_document_boms(text[start:end]) for start, end in text.parts]
+    joined = Joined.of(parts)
+    docs = []
+    for (at, _), part in zip(joined.parts, parts):
+        docs += [Document(d.value, d.start + at, d.end + at, d.column, d.spans)
+                 for d in keep_whole_lines(part, read_documents(part)[0])]
+    return joined, docs
+
+
+def keep_whole_lines(text: str, docs: list[Document], track: str | None = None) -> list[Document]:
+    """``docs`` of ``text``, minus the source spans that cannot be written back. Source text is written back
+    as whole lines: when ``text`` ends without a line break, it is read again with one, and a document (or
+    tracked item) whose value then changes (a block scalar on the last line would gain the line break) loses
+    its span, so it is written fresh."""
+    if text.endswith("\n") or not docs or not text.strip():
+        return docs
+    try:
+        again = load_documents(text + "\n", track=track)
+    except InputError:  # pragma: no cover - a line break at the end cannot make YAML malformed
+        again = []
+    if len(again) != len(docs):  # pragma: no cover - nor add a document
+        return [Document(d.value, d.start, d.start, d.column) for d in docs]
+    last, redone = docs[-1], again[-1]
+    if track is None and last.value != redone.value:
+        return docs[:-1] + [Document(last.value, last.start, last.start, last.column)]
+    items, items_again = (d.value.get(track) if isinstance(d.value, dict) and track else None for d in (last, redone))
+    if isinstance(items, list) and isinstance(items_again, list):
+        for item, item_again in zip(items, items_again):
+            if item != item_again:
+                last.spans.pop(id(item), None)
+    return docs
 
 
 def without_document_boms(text: str) -> str:

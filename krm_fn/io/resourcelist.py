@@ -15,7 +15,7 @@ from typing import Any
 from krm_fn.errors import InputError
 from krm_fn.io.emitter import Emitter
 from krm_fn.io.fastload import load_resource_list
-from krm_fn.io.inputs import read_documents, read_stream, without_document_boms
+from krm_fn.io.inputs import keep_whole_lines, read_documents, read_stream, without_document_boms
 from krm_fn.io.loader import Document
 from krm_fn.io.patch import plan, splice
 from krm_fn.io.split import write_parts
@@ -179,6 +179,7 @@ def parse_resource_list(text: str, fast: bool = True) -> ResourceList:
     lane = load_resource_list(text) if fast else None
     docs, from_json = ([lane], False) if lane is not None else read_documents(text, track="items")
     keep_source = not from_json  # JSON items are written fresh
+    docs = keep_whole_lines(text, docs, "items") if keep_source else docs
     docs = [d for d in docs if d.value is not None]
     if not docs:
         raise InputError("empty input: expected a ResourceList")

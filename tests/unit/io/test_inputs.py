@@ -15,7 +15,7 @@ import pytest
 from krm_fn.errors import InputError
 from krm_fn.io.inputs import Joined
 from krm_fn.io.loader import load_documents
-from krm_fn.io.resourcelist import dump_stream, parse_resource_list, parse_stream
+from krm_fn.io.resourcelist import dump_resource_list, dump_stream, parse_resource_list, parse_stream
 from krm_fn.process import Options, process
 from tests.conftest import assert_clean_failure, run_fn
 from tests.unit.io.test_fastload import same
@@ -191,3 +191,20 @@ def test_each_file_is_json_or_yaml_by_itself() -> None:
     nested = Joined.of([Joined.of([DOC_A, DOC_B]), LAST_BLOCK])  # a directory, then a file
     assert [i["metadata"]["name"] for i in parse_stream(nested).items] == ["a", "b", "c"]
     assert parse_stream(nested).items[2]["data"]["clip"] == "x"
+
+
+def test_a_value_that_needs_the_missing_line_break_is_written_fresh_not_changed() -> None:
+    """Source text is copied as whole lines: where adding the line break would change the last value, the
+    document (or item) is written fresh; elsewhere a file without a final line break is still copied."""
+    for ending in (LAST_BLOCK, LAST_BLOCK.replace("|", ">+")):
+        want = load_documents(ending)[0].value
+        for files in ([ending], [ending, DOC_A]):
+            rl = parse_stream(Joined.of(files))
+            out = dump_stream(rl, rl.items)
+            assert same([d.value for d in load_documents(out)][files.index(ending)], want)
+        text = f"{RL}items:\n- " + ending.replace("\n", "\n  ")  # KRM mode: the list's last entry
+        rl = parse_resource_list(text)
+        assert same(loader_items(dump_resource_list(rl, rl.items, [])), [want])
+    plain = DOC_A + "  note: 'quoted'  # kept"  # no final line break, nothing changes: copied
+    rl = parse_stream(plain)
+    assert dump_stream(rl, rl.items) == plain + "\n"
