@@ -405,8 +405,11 @@ def _sync_directory(directory: Path) -> None:
 
 
 def _join_documents(texts: list[str]) -> str:
-    """Several YAML streams as one (each ends with a newline before the next ``---``)."""
-    return "---\n".join(t if t.endswith("\n") else t + "\n" for t in texts if t.strip())
+    """Several inputs as one stream, ``---`` between them; each is still read on its own (a file without a
+    final line break keeps its last value, each file is JSON or YAML by itself: krm_fn/io/inputs.py)."""
+    from krm_fn.io.inputs import Joined
+
+    return Joined.of([t for t in texts if t.strip()])
 
 
 def _read_input(spec: str) -> str:

@@ -8,12 +8,16 @@ This lane uses it only where it provably gives the loader's answer, and hands ev
 * **Layout.** Only ``items:`` at column 0 followed by ``- key: ...`` entries at column 0 (kyaml's layout).
   Each entry is a separate text chunk, so its source span is known without positions from the parser; the
   rest of the document (header, ``functionConfig``, ``results``) goes through the loader with ``items: []``.
-* **Meaning.** A plain scalar yaml-rs reads differently from kubectl (YAML 1.1 via go-yaml v2) is one of:
-  ``yes/no/on/off/y/n`` (any case form), a number with ``_``, a number with a leading zero (octal), an
-  integer beyond 64 bits. Anchors, aliases, tags, merge keys, explicit keys, directives and document markers
-  are left to the loader too. A chunk where any of these *could* start a node (:data:`_RISK`, a superset:
-  it also matches inside quoted and block scalars) is parsed by the loader instead. Non-string mapping keys
-  (yaml-rs keeps ``1:`` an int) send the chunk to the loader as well.
+* **Meaning.** A scalar yaml-rs reads differently from kubectl (YAML 1.1 via go-yaml v2) is one of:
+  ``yes/no/on/off/y/n`` (any case form), a number with ``_``, a number with a leading zero or a base prefix
+  (``0x``/``0o``/``0b``: beyond 64 bits kubectl keeps the string), 19 digits or more (beyond 64 bits), an
+  exponent of 3 digits or more (beyond float64 kubectl keeps the string), ``.inf``/``.nan`` in other cases
+  than kubectl's three spellings, a block scalar with no content
+  line at the end of its entry (yaml-rs reads ``"\n"``, libyaml ``""``) or on the input's last line without
+  a line break. Anchors, aliases, tags, merge keys, explicit keys, directives and document markers are left
+  to the loader too. A chunk where any of these *could* start a node (:data:`TOKENS`, each a superset of its
+  class: it also matches inside quoted and block scalars) is parsed by the loader instead. Non-string mapping
+  keys (yaml-rs keeps ``1:`` an int) send the chunk to the loader as well.
 * **Text.** Characters YAML 1.1 and 1.2 treat differently (NEL, LS/PS, CR) or that libyaml rejects, and
   indentation deep enough to threaten yaml-rs's stack, send the whole list to the loader.
 
@@ -31,20 +35,46 @@ from typing import Any
 from krm_fn.errors import InputError
 from krm_fn.io.loader import Document, load_documents
 
-# A plain scalar yaml-rs reads differently from kubectl, or a node the loader must build (anchors, aliases,
-# tags, directives, merge keys, explicit keys, document markers).
-_TOKEN = (
-    r"(?:(?:[yYnN]|yes|Yes|YES|no|No|NO|on|On|ON|off|Off|OFF)(?=[ \t]*(?:$|[#,\]}]|:(?:[ \t]|$)))"  # YAML 1.1 booleans
-    r"|_|[-+.0-9][-+._0-9a-zA-Z:]*_"  # underscores in numbers (both accept them, differently)
-    r"|[-+]?0[0-9]"  # a leading zero: octal for kubectl, decimal for yaml-rs
-    r"|[-+]?[0-9]{19}"  # beyond 64 bits: a float for kubectl
-    r"|[&*!%]|<<|\?(?:[ \t]|$)|---|\.\.\.)"
-)
+# Where yaml-rs and the loader part ways, by class: (the characters a token can start with, the pattern).
+# A chunk where any of these could start a node goes to the loader. Each is a superset of its class
+# (tests/unit/io/test_fastload.py proves each one is needed).
+TOKENS: dict[str, tuple[str, str]] = {
+    # YAML 1.1 booleans (kubectl) that are strings in YAML 1.2 (yaml-rs)
+    "bool": ("yYnNoO", r"(?:[yYnN]|yes|Yes|YES|no|No|NO|on|On|ON|off|Off|OFF)(?=[ \t]*(?:$|[#,\]}]|:(?:[ \t]|$)))"),
+    # "_" in a number: kubectl drops it (and Go's ParseFloat takes it between digits), yaml-rs does not
+    "underscore": ("_-+.0123456789", r"_|[-+.0-9][-+._0-9a-zA-Z:]*_"),
+    # a leading zero (octal for kubectl, decimal for yaml-rs) or any base prefix: kubectl reads a prefixed
+    # integer beyond 64 bits (0xFFFFFFFFFFFFFFFFFFFF) as a string, yaml-rs as an int of any size
+    "radix": ("-+0", r"[-+]?0[0-9xXoObB]"),
+    # 19 digits or more: beyond int64/uint64 kubectl reads a float, yaml-rs an int of any size
+    "long digits": ("-+0123456789", r"[-+]?[0-9]{19}"),
+    # an exponent of 3 digits or more: beyond float64 (1e400) kubectl keeps the string, yaml-rs reads inf
+    "big exponent": ("-+.0123456789", r"[-+.0-9][-+.0-9]*[eE][-+]?[0-9]{3}"),
+    # .inf/.nan in any case: kubectl knows three spellings of each, yaml-rs reads ".iNf" as inf too
+    "inf nan": ("-+.", r"[-+]?\.[iInN][nNaA][fFnN]"),
+    # a block scalar with no content line before the end of the chunk (only blank or comment lines):
+    # libyaml reads "", yaml-rs "\n" ("|", ">", any chomping or indentation indicator). A lookahead: what
+    # follows the header (up to the next entry) must stay visible to the other scans.
+    "empty block": ("|>", r"[|>][-+0-9]*(?=[ \t]*(?:#[^\n]*)?\n(?:[ \t]*(?:#[^\n]*)?\n)*(?:- |\Z))"),
+    # nodes the loader must build: anchors, aliases, tags, directives, merge keys, explicit keys, markers
+    "node": ("&*!%<?-.", r"[&*!%]|<<|\?(?:[ \t]|$)|---|\.\.\."),
+}
 # Where a node can start: after ": ", "- ", at a line's first non-blank, after a JSON-like key, in flow after
 # "[", "{", ",". One pattern per place: a literal first character keeps each scan at C speed (one pattern
 # with all of them is ten times slower). Tabs are handled by sending their entries to the loader.
-_RISK = tuple(re.compile(prefix + r"[ \t]*+" + _TOKEN, re.MULTILINE)
-              for prefix in (": ", "- ", "\n", '":', "':", "\\[", "\\{", ","))
+_PLACES = (": ", "- ", "\n", '":', "':", "\\[", "\\{", ",")
+
+
+def risk_patterns(tokens: dict[str, tuple[str, str]]) -> tuple[re.Pattern[str], ...]:
+    """The scans for ``tokens`` at every place a node can start. A lookahead for the tokens' first
+    characters comes first: most nodes start with a letter, and one class test is cheaper than trying
+    every alternative (it halves the scan)."""
+    first = "".join(sorted({c for chars, _ in tokens.values() for c in chars}))
+    token = f"(?=[{re.escape(first)}])(?:" + "|".join(pattern for _, pattern in tokens.values()) + ")"
+    return tuple(re.compile(prefix + r"[ \t]*+" + token, re.MULTILINE) for prefix in _PLACES)
+
+
+_RISK = risk_patterns(TOKENS)
 # characters read differently by YAML 1.1 and 1.2 (line breaks), or rejected by libyaml
 _BAD_TEXT = re.compile(r"[\r\x85\u2028\u2029\ufeff\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x84\x86-\x9f\ud800-\udfff\ufffe\uffff]")
 _DEEP = (" " * 256, "- " * 64)  # nesting deep enough to matter for yaml-rs's stack (it is 1000 for the loader)
@@ -80,6 +110,8 @@ def load_resource_list(text: str) -> Document | None:
     if len(skeleton) != 1 or not isinstance(skeleton[0].value, dict) or skeleton[0].value.get("items") != []:
         return None
     risky = _risky_entries(region, start, offsets)
+    if not region.endswith("\n"):  # the input's last line has no line break: yaml-rs adds one to a block scalar
+        risky.add(len(offsets) - 1)
     items: list[Any] = []
     spans: dict[int, tuple[int, int, int]] = {}
     bounds = offsets + [end]

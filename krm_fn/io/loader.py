@@ -13,6 +13,8 @@ an error and is never constructed. Duplicate mapping keys are errors.
 from __future__ import annotations
 
 import base64
+import math
+import struct
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -38,6 +40,14 @@ _TAGS_SCALAR = {
 }
 _TAG_MAP = "tag:yaml.org,2002:map"
 _TAG_SEQ = "tag:yaml.org,2002:seq"
+
+
+class YAMLSyntaxError(InputError):
+    """The text is not YAML; ``index``: where the parser stopped (a reader trying JSON first compares it)."""
+
+    def __init__(self, message: str, index: int) -> None:
+        super().__init__(message)
+        self.index = index
 
 
 @dataclass(slots=True)
@@ -120,16 +130,57 @@ def _count_nodes(value: Any) -> int:
 
 
 def _key(value: Any, event: Any) -> str:
-    """Mapping keys become strings as sigs.k8s.io/yaml does (JSON object keys)."""
+    """Mapping keys become strings as sigs.k8s.io/yaml does (``convertToJSONableObject`` in its yaml.go):
+    ints in decimal, floats as ``strconv.FormatFloat(f, 'g', -1, 32)``, booleans as true/false. It refuses
+    the other keys go-yaml v2 can produce (null, an integer beyond int64, which go-yaml reads as uint64)."""
     if isinstance(value, str):
         return value
     if isinstance(value, bool):
         return "true" if value else "false"
-    if value is None:
-        return "null"
-    if isinstance(value, (int, float)):
+    if isinstance(value, int) and value <= _INT64_MAX:
         return str(value)
+    if isinstance(value, float):
+        return _go_float32_g(value)
+    if value is None or isinstance(value, int):
+        what = "null" if value is None else "an integer beyond int64"
+        raise InputError(f"mapping key at {_where(event)} is {what}: kubectl cannot read it (quote the key)")
     raise InputError(f"mapping key at {_where(event)} must be a scalar")
+
+
+_INT64_MAX = 2**63 - 1
+
+
+def _go_float32_g(f: float) -> str:
+    """Go's ``strconv.FormatFloat(f, 'g', -1, 32)``: the shortest decimal that reads back as the same
+    float32, in %e form when the exponent is below -4 or at least 6 (Go's rule for shortest 'g'), with
+    sigs.k8s.io/yaml's names for the infinities and NaN."""
+    if math.isnan(f):
+        return ".nan"
+    try:
+        single = struct.unpack("<f", struct.pack("<f", f))[0]
+    except OverflowError:  # float32(f) is an infinity in Go
+        single = math.copysign(math.inf, f)
+    if math.isinf(single):
+        return ".inf" if single > 0 else "-.inf"
+    for precision in range(9):  # float32 needs at most 9 significant digits
+        text = f"{single:.{precision}e}"
+        try:
+            if struct.unpack("<f", struct.pack("<f", float(text)))[0] == single:
+                break
+        except OverflowError:  # rounded up beyond the largest float32: not this precision
+            continue
+    mantissa, exponent = text.split("e")
+    exp = int(exponent)
+    if exp < -4 or exp >= 6:
+        return f"{mantissa}e{exp:+03d}"
+    digits = mantissa.replace(".", "").lstrip("-")
+    sign = "-" if mantissa.startswith("-") else ""
+    point = exp + 1  # digits before the decimal point
+    if point <= 0:
+        return f"{sign}0.{'0' * -point}{digits}"
+    if point >= len(digits):
+        return sign + digits + "0" * (point - len(digits))
+    return f"{sign}{digits[:point]}.{digits[point:]}"
 
 
 def load_documents(text: str, *, track: str | None = None) -> list[Document]:
@@ -269,7 +320,8 @@ def load_documents(text: str, *, track: str | None = None) -> list[Document]:
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
-        raise InputError(f"malformed YAML: {exc.problem or exc.context}{where}") from None
+        raise YAMLSyntaxError(f"malformed YAML: {exc.problem or exc.context}{where}",
+                              mark.index if mark is not None else len(text)) from None
     except yaml.YAMLError as exc:
         raise InputError(f"malformed YAML: {' '.join(str(exc).split())}") from None
     return docs

@@ -8,7 +8,6 @@ inside a passed-through item are kept; comments we drop on changed items kpt res
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -16,7 +15,8 @@ from typing import Any
 from krm_fn.errors import InputError
 from krm_fn.io.emitter import Emitter
 from krm_fn.io.fastload import load_resource_list
-from krm_fn.io.loader import MAX_DEPTH, Document, load_documents
+from krm_fn.io.inputs import keep_whole_lines, read_documents, read_stream, without_document_boms
+from krm_fn.io.loader import Document
 from krm_fn.io.patch import plan, splice
 from krm_fn.io.split import write_parts
 from krm_fn.kube.api import ANN_ID, RESOURCE_LIST_API_VERSION, RESOURCE_LIST_KIND
@@ -172,38 +172,14 @@ def _as_document_text(text: str, start: int, end: int, column: int) -> str | Non
     return "\n".join(lines) + "\n"
 
 
-def _loads_json(text: str) -> Any:
-    try:
-        value = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InputError(f"malformed JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}") from None
-    except RecursionError:
-        raise InputError(f"document nested deeper than {MAX_DEPTH} levels") from None
-    _check_depth(value)
-    return value
-
-
-def _check_depth(value: Any) -> None:
-    """JSON input gets the same nesting limit as YAML input (the loader enforces it while parsing)."""
-    level = [value]
-    for _ in range(MAX_DEPTH + 1):
-        level = [c for v in level for c in (v.values() if isinstance(v, dict) else v if isinstance(v, list) else ())
-                 if isinstance(c, (dict, list))]
-        if not level:
-            return
-    raise InputError(f"document nested deeper than {MAX_DEPTH} levels")
-
-
 def parse_resource_list(text: str, fast: bool = True) -> ResourceList:
     """Parse a ResourceList (any apiVersion of kind ResourceList; missing items = []). ``fast``: let
     :mod:`krm_fn.io.fastload` read what it can (off where memory is capped: see cli.py)."""
-    if text.lstrip().startswith("{"):
-        docs = [Document(_loads_json(text), 0, 0, 0)]
-        keep_source = False
-    else:
-        lane = load_resource_list(text) if fast else None
-        docs = [lane] if lane is not None else load_documents(text, track="items")
-        keep_source = True
+    text = without_document_boms(text)
+    lane = load_resource_list(text) if fast else None
+    docs, from_json = ([lane], False) if lane is not None else read_documents(text, track="items")
+    keep_source = not from_json  # JSON items are written fresh
+    docs = keep_whole_lines(text, docs, "items") if keep_source else docs
     docs = [d for d in docs if d.value is not None]
     if not docs:
         raise InputError("empty input: expected a ResourceList")
@@ -266,12 +242,10 @@ def _check_item(item: Any, where: str) -> None:  # noqa: C901 - a flat list of c
 def parse_stream(text: str) -> ResourceList:
     """A plain multi-document stream (kustomize legacy plugins, standalone mode) as a ResourceList.
 
-    ``List`` objects and ResourceLists inside the stream are unwrapped into their items.
+    ``List`` objects and ResourceLists inside the stream are unwrapped into their items. Each input of a
+    :class:`krm_fn.io.inputs.Joined` text is read on its own (JSON or YAML, see that module).
     """
-    if text.lstrip().startswith("{"):
-        docs = [Document(_loads_json(text), 0, 0, 0)]
-    else:
-        docs = load_documents(text)
+    text, docs = read_stream(text)
     rl = ResourceList(items=[], text=text)
     for d in docs:
         value = d.value

@@ -2,7 +2,11 @@
 
 *Reading*: a plain (unquoted, untagged) scalar means what kubectl reads (sigs.k8s.io/yaml over go-yaml v2,
 YAML 1.1): ``yes/no/on/off/y/n`` are booleans, ``0777`` is octal, ``1_000`` is 1000, ``1e3`` is a float,
-timestamps stay strings. Quoted and block scalars are always strings.
+timestamps stay strings. Quoted and block scalars are always strings. :func:`resolve_plain` follows go-yaml
+v2.4.0's ``resolve.go`` step by step, including what falls through to a string there: an integer beyond
+uint64 written with a base prefix (``0xFFFFFFFFFFFFFFFFFFFF``: ``ParseInt``/``ParseUint`` fail and
+``yamlStyleFloat`` does not match), and a float beyond float64 (``1e400``: ``strconv.ParseFloat`` returns
+ErrRange, which ``resolve`` treats as "not a float").
 
 *Writing*: a string is written plain only when *every* YAML reader we meet (go-yaml v2 in kubectl,
 go-yaml v3 in kpt/kustomize, YAML 1.1 readers such as PyYAML) reads it back as the same string;
@@ -36,7 +40,11 @@ SPECIAL_PLAIN: dict[str, Any] = {
 }
 
 _NUMERIC_START = frozenset("+-.0123456789")
+# go-yaml v2.4.0 ``yamlStyleFloat``: the float syntax tried for a scalar starting with a digit or a sign
 _GO_FLOAT = re.compile(r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?")
+# a scalar starting with "." goes to ``strconv.ParseFloat`` as written: Go's decimal float syntax, which
+# allows "_" between two digits
+_GO_DOT_FLOAT = re.compile(r"\.[0-9](?:_?[0-9])*(?:[eE][-+]?[0-9](?:_?[0-9])*)?")
 _INT64_MIN, _INT64_MAX, _UINT64_MAX = -(2**63), 2**63 - 1, 2**64 - 1
 
 
@@ -81,17 +89,22 @@ def resolve_plain(s: str) -> Any:
     if s[0] not in _NUMERIC_START:
         return s
     if s[0] == ".":
-        if _GO_FLOAT.fullmatch(s):
-            return float(s)
-        return s
+        return _go_float(s.replace("_", ""), s) if _GO_DOT_FLOAT.fullmatch(s) else s
     plain = s.replace("_", "")
     if plain:
         as_int = _go_parse_int(plain)
         if as_int is not None:
             return as_int
         if _GO_FLOAT.fullmatch(plain):
-            return float(plain)
+            return _go_float(plain, s)
     return s
+
+
+def _go_float(digits: str, s: str) -> Any:
+    """``strconv.ParseFloat(digits, 64)`` as resolve.go uses it: out of range (ErrRange) is no float, and
+    the scalar stays the string ``s``. Underflow is no error in Go: it gives 0, as Python does."""
+    value = float(digits)
+    return s if math.isinf(value) else value
 
 
 # --- writing -------------------------------------------------------------------------------------

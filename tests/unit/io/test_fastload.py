@@ -54,6 +54,8 @@ def same(a: Any, b: Any) -> bool:
         return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
     if isinstance(a, float) and math.isnan(a):
         return math.isnan(b)
+    if isinstance(a, float) and math.copysign(1.0, a) != math.copysign(1.0, b):
+        return False  # -0.0 == 0.0 in Python, but they are different values
     return bool(a == b)
 
 
@@ -126,6 +128,36 @@ def _tokens() -> Iterator[str]:
         "0.1e-400", "1.7976931348623157e308", "4.9e-324", "30Gi", "1.5Gi", "500m", "2", "10.0.0.1", "v1",
         "=", "<<", "a b", "yes no", "on off", "- x", "x -", "1 2",
     ]
+    yield from _number_tokens()
+
+
+def _number_tokens() -> Iterator[str]:
+    """Numbers of every shape go-yaml v2's resolve.go tells apart: every radix and its prefix spellings,
+    lengths around the int64/uint64 limits, exponents around the float64 limits, leading dots, signs,
+    underscores, YAML 1.1 sexagesimal, the .inf/.nan spellings."""
+    signs = ("", "+", "-")
+    radixes = [("", "9"), ("", "1"), ("0", "7"), ("0x", "F"), ("0x", "f"), ("0X", "F"), ("0o", "7"), ("0O", "7"),
+               ("0b", "1"), ("0B", "1")]
+    for sign, (prefix, digit) in itertools.product(signs, radixes):
+        for n in (1, 2, 15, 16, 17, 18, 19, 20, 21, 22, 23, 63, 64, 65, 70, 400):
+            yield sign + prefix + digit * n
+            yield sign + prefix + "1" + "0" * (n - 1)
+    for sign, v in itertools.product(signs, (2**63 - 1, 2**63, 2**64 - 1, 2**64, 2**64 + 1)):
+        yield from (f"{sign}{v}", f"{sign}0x{v:x}", f"{sign}0X{v:X}", f"{sign}0o{v:o}", f"{sign}0{v:o}", f"{sign}0b{v:b}")
+    mantissas = ("1", "1.", "1.5", ".5", "0.5", "00.5", "12345678901234567890.5", "0.000000000000000000001")
+    exponents = ("", "e3", "E3", "e+3", "e-3", "e99", "e308", "e309", "e400", "e-400", "e0400", "e-0400", "e+0009",
+                 "e", "e+", "E-")
+    for sign, m, e in itertools.product(signs, mantissas, exponents):
+        yield sign + m + e
+    yield from ("1.7976931348623157e308", "1.7976931348623158e308", "1.7976931348623159e308", "2e308", "-2e308",
+                "4.9e-324", "2e-324", "1e-400", "179769313486231570000000000000000000000000000000000000000000" + "0" * 250)
+    yield from (".5_5", "._5", ".5e1_0", ".5_", "..5", ".5.5", ".e5", ".5e", "._", "._1e400", ".1_0e4_00")
+    for sign, word in itertools.product(signs, ("inf", "Inf", "INF", "iNf", "nan", "NaN", "NAN", "nAn")):
+        yield from (f"{sign}.{word}", f"{sign}{word}")
+    yield from ("Infinity", "-Infinity", "+Infinity")
+    yield from ("1:20", "-1:20", "+1:20", "190:20:30", "190:20:30.15", "1:60", "1:2:3:4", "0:0", "1_0:20")
+    yield from ("1_0", "0x_F", "0b_1", "0o_7", "0_7", "_1", "1_", "1__0", "1_0.5", "1_0e1_0", "1e4_00", "-_1",
+                "+1_0", "0x_", "0b_", "0_x1", "1_000_000_000_000_000_000_000")
 
 
 def _valid(doc: str) -> bool:
@@ -155,6 +187,139 @@ def test_tokens_in_every_place_read_as_the_loader_reads_them(place: str) -> None
     docs = [d for d in docs if _valid(d)]
     assert len(docs) > 1000
     assert agree(resource_list(docs))
+
+
+def test_number_tokens_cover_every_kind_of_value_the_loader_gives() -> None:
+    """The generated numbers reach every branch of go-yaml's resolve: ints (int64 and uint64 range),
+    floats (finite, infinite, NaN), and strings that only look like numbers."""
+    values = [load_documents(f"k: {t}\n")[0].value["k"] for t in _number_tokens()]
+    kinds = {type(v).__name__ for v in values}
+    assert kinds == {"int", "float", "str"}
+    ints = [v for v in values if type(v) is int]
+    floats = [v for v in values if type(v) is float]
+    assert max(ints) > 2**63 - 1 and min(ints) == -(2**63)
+    assert any(math.isinf(f) for f in floats) and any(math.isnan(f) for f in floats)
+    assert "0xFFFFFFFFFFFFFFFFFFFF" in values and "1e400" in values  # kept as strings, as kubectl does
+
+
+# --- every scalar form, in every position, before every kind of neighbour --------------------------
+
+BLOCK_HEADERS = [
+    style + order
+    for style in "|>"
+    for order in ["", "-", "+", "1", "2", "9"] + [c + i for c in "-+" for i in "129"] + [i + c for c in "-+" for i in "129"]
+]
+# continuation lines are written relative to the parent's indentation (placing adds it)
+BLOCK_BODIES = [
+    "", "\n", "\n\n", "  \n", "     \n", "  x\n", "  x\n\n", "  x\n  \n", "  x\n     \n\n", "   x\n  y\n", "  x\n   y\n",
+    "\n  x\n", "  \n  x\n", "     \n  x\n", "  x\n  # not a comment\n", "  x\n# comment\n", "  # c\n", "# c\n",
+    "  x\n\n  y\n\n\n", "          deep\n", "  - x\n  k: v\n",
+]
+QUOTED = [
+    "''", '""', "'x'", '"x"', "'it''s'", '"a\\"b"', "' lead'", "'trail '", '" both "', "'#x'", '"# x"', "'a: b'",
+    "'multi\n  line'", '"multi\n  line"', "'blank\n\n  line'", '"blank\n\n\n  lines"', "'  \n  x'",
+    '"esc\\\n  aped"', '"trail \n  space"', "'#\n  # not a comment'", '"x\n  # not a comment\n  y"',
+    '"\\t\\x41\\u00e9\\U0001F600\\N\\_\\L\\P"', "'x\n\n'", '"\n  x"',
+]
+PLAIN_MULTI = [
+    "a\n  b", "1\n  2", "yes\n  no", "a\n\n  b", "a\n  # comment", "a\n  b # comment", "a#b\n  c#d",
+    "0777\n  8", "- x\n  y", "a\n   \n  b", "x\n  'q'\n  \"d\"",
+]
+EMPTY = ["", " ", " # c", "~", "null", "''", '""', "[]", "{}", "[ ]", "{ }", "[a, ]", "{a: }", "{a}", "[a: b]",
+         "{a: , b: }", "[[], {}]", "[null, ~, '']"]
+# (template, parent indentation): where {s} goes
+SLOTS = [
+    ("k: {s}", 0), ("k:\n  j: {s}", 2), ("k:\n- {s}", 0), ("k:\n  - {s}", 2), ("k:\n- - {s}", 2), ("k:\n- j: {s}", 2),
+    ("k:\n  - j: {s}", 4), ("k:\n  j:\n    m: {s}", 4),
+]
+FLOW_SLOTS = [("l: [{s}]", 0), ("l: [a, {s}, b]", 0), ("m: {{j: {s}}}", 0), ("m: {{j: {s}, o: p}}", 0)]
+AFTER = ["", "\nz: 1", "\nk2:\n  z: 1", "\n# trailing comment"]
+
+
+def _placed(template: str, parent: int, scalar: str) -> str:
+    lines = scalar.split("\n")
+    shifted = [lines[0]] + [(" " * parent + line) if line else line for line in lines[1:]]
+    return template.format(s="\n".join(shifted))
+
+
+def _scalar_forms() -> Iterator[tuple[str, bool]]:
+    """(scalar text, block-only?) for every scalar style."""
+    for header in BLOCK_HEADERS:
+        for comment in ("", " # c"):
+            for body in BLOCK_BODIES:
+                yield header + comment + "\n" + body.rstrip("\n"), True
+    for scalar in QUOTED + PLAIN_MULTI + EMPTY:
+        yield scalar, False
+
+
+def _scalar_docs() -> list[str]:
+    docs = []
+    for scalar, block_only in _scalar_forms():
+        for template, parent in SLOTS + ([] if block_only else FLOW_SLOTS):
+            for after in AFTER:
+                doc = "kind: X\n" + _placed(template, parent, scalar) + after
+                if _valid(doc):
+                    docs.append(doc)
+    return docs
+
+
+SCALAR_DOCS = _scalar_docs()
+
+
+def test_scalar_forms_in_every_position_read_as_the_loader_reads_them(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert len(SCALAR_DOCS) > 5000
+    count = Count(monkeypatch)
+    # each form before an ordinary entry, and before an entry whose first key needs the loader ("n")
+    for follower in ("v: 1", "n: 1"):
+        count.exact = 0
+        assert agree(resource_list([d for doc in SCALAR_DOCS for d in (doc, follower)]))
+        assert count.exact < len(SCALAR_DOCS) * (1.5 if follower == "n: 1" else 0.5)  # most: the lane's own work
+
+
+@pytest.mark.parametrize("tail", ["", TAIL], ids=["end of input", "before functionConfig"])
+@pytest.mark.parametrize("newline", ["\n", ""], ids=["newline", "no final newline"])
+def test_scalar_forms_in_the_last_entry_read_as_the_loader_reads_them(tail: str, newline: str) -> None:
+    """The last entry's chunk ends where the list ends: at functionConfig, or at the end of the input,
+    with or without a final line break."""
+    applied = 0
+    for scalar, _ in _scalar_forms():
+        for template, parent in SLOTS[:3]:
+            doc = "kind: X\n" + _placed(template, parent, scalar)
+            if not _valid(doc):
+                continue
+            text = resource_list(["kind: A"], tail="").rstrip("\n") + "\n" + entries([doc])
+            text = text.rstrip("\n") + newline if not tail else text + tail
+            applied += agree(text)
+    assert applied > 500
+
+
+# --- every class of risk is needed: without it, its examples are read differently ------------------
+
+CLASS_EXAMPLES = {
+    "bool": ["v: yes", "v: [n]", "y: 1"],
+    "underscore": ["v: _1", "v: ._5", "v: 1e4_00", "v: 0_x1", "v: 1_000_000_000_000_000_000_000"],
+    "radix": ["v: 0777", "v: 0xFFFFFFFFFFFFFFFFFFFF", "v: 0o7777777777777777777777777", "v: 0b" + "1" * 70],
+    "long digits": ["v: 18446744073709551616", "v: -9223372036854775809"],
+    "big exponent": ["v: 1e400", "v: -2e308", "v: .1e400"],
+    "inf nan": ["v: .iNf", "v: -.inF", "v: .nAn"],
+    "empty block": ["v: |", "v: >\n\n", "l:\n- |+2", "v: | # comment\n\n", "v: >+1"],
+    # (anchors, aliases, merge and explicit keys read the same in both; they are the loader's for splicing)
+    "node": ["v: !custom x", "v: ! 1", "v: !!set {a}"],
+}
+
+
+@pytest.mark.parametrize("name", list(fastload.TOKENS))
+def test_each_risk_class_is_needed(monkeypatch: pytest.MonkeyPatch, name: str) -> None:
+    examples = CLASS_EXAMPLES[name]
+    count = Count(monkeypatch)
+    for example in examples:  # with every class, the lane hands the entry over and agrees
+        count.exact = 0
+        agree(resource_list(["kind: A", "kind: X\n" + example]))
+        assert count.exact == 1, example
+    monkeypatch.setattr(fastload, "_RISK", fastload.risk_patterns({k: v for k, v in fastload.TOKENS.items() if k != name}))
+    for example in examples:  # without this one, every example is read differently (or accepted wrongly)
+        with pytest.raises(AssertionError):
+            agree(resource_list(["kind: A", "kind: X\n" + example]))
 
 
 STRINGS = [
@@ -215,6 +380,46 @@ def _documents(draw: st.DrawFn) -> str:
 @given(st.lists(_documents(), min_size=1, max_size=5))
 def test_emitted_documents_read_as_the_loader_reads_them(docs: list[str]) -> None:
     agree(resource_list(docs))
+
+
+SCALAR_POOL = sorted(set(_tokens())) + [form for form, _ in _scalar_forms()]
+KEY_POOL = ["a", "b", "kind", "j", "x1", "'q'", '"d"', "1", "yes", "a b", "k.e/y", '"a: b"', "0x1F", "-k", "1e400"]
+
+
+@st.composite
+def _handwritten_documents(draw: st.DrawFn, indent: int = 0, depth: int = 3) -> str:
+    """A block mapping as a person might write it: any scalar form, nested maps and sequences (compact or
+    indented, any indentation step), comment lines at any column, blank lines."""
+    lines = []
+    for _ in range(draw(st.integers(1, 4))):
+        if draw(st.integers(0, 9)) == 0:
+            lines.append(" " * draw(st.integers(0, indent + 4)) + "# c")
+        if draw(st.integers(0, 19)) == 0:
+            lines.append("")
+        key = draw(st.sampled_from(KEY_POOL))
+        shape = draw(st.sampled_from(["scalar", "scalar", "map", "seq"] if depth else ["scalar"]))
+        if shape == "map":
+            lines += [" " * indent + key + ":", draw(_handwritten_documents(indent + draw(st.sampled_from([1, 2, 4])),
+                                                                            depth - 1))]
+        elif shape == "seq":
+            at = indent + draw(st.sampled_from([0, 2]))
+            lines.append(" " * indent + key + ":")
+            for _ in range(draw(st.integers(1, 3))):
+                if draw(st.booleans()):
+                    lines.append(" " * at + "- " + _placed("{s}", at, draw(st.sampled_from(SCALAR_POOL))))
+                else:
+                    lines.append(" " * at + "- " + draw(_handwritten_documents(at + 2, depth - 1)).lstrip(" "))
+        else:
+            lines.append(" " * indent + key + ": " + _placed("{s}", indent, draw(st.sampled_from(SCALAR_POOL))))
+    return "\n".join(lines)
+
+
+@settings(max_examples=250, deadline=None, derandomize=True, database=None)
+@given(st.lists(_handwritten_documents(), min_size=1, max_size=4), st.sampled_from(["", "\n", TAIL]))
+def test_handwritten_layouts_read_as_the_loader_reads_them(docs: list[str], tail: str) -> None:
+    docs = [d for d in ("kind: X\n" + doc for doc in docs) if _valid(d)]
+    text = resource_list(docs, tail="") if docs else HEAD + "items: []\n"
+    agree(text.rstrip("\n") + tail if tail != TAIL else text + tail)
 
 
 # --- real files: examples and the conformance inputs -------------------------------------------------
