@@ -34,6 +34,9 @@ usage: kubevirt-krm                                  KRM function: ResourceList 
                                                      or device at FILE is refused, nothing written)
        kubevirt-krm catalog docs [--builtin NAME | --path FILE]
                                                      Markdown reference of a catalog
+       kubevirt-krm catalog diff --builtin NAME[@VERSION] [--strict] FILE|DIR|-...
+                                                     a bundle or cluster export vs a builtin catalog (exit 0
+                                                     identical, 1 different)
        kubevirt-krm install-plugin DIR               lay out a KUSTOMIZE_PLUGIN_HOME for kubectl kustomize
        kubevirt-krm --help | --version
 
@@ -47,11 +50,13 @@ functionConfig (apiVersion: kubevirt-krm.dev/v1alpha1):
                                     resolved): the kustomization dir (cwd), the config file's dir
                                     (standalone), or kpt's package
     spec.include / spec.exclude:    {series: [glob], sizes: [glob], preferences: [glob]}
-    spec.scope: Cluster | Namespaced | Both         spec.namespace, spec.version
+    spec.scope: Cluster | Namespaced | Both         spec.namespace
+    spec.version: v1.7.0 | main     common-instancetypes version (default: what the KubeVirt release deploys)
     spec.parameters: [name=value]   catalog parameters (e.g. gpuDeviceName for classic)
   kind: VirtualMachineRenderer     transformer / validator
     spec.mode: revisions (default) | expand | validate | migrate
-    spec.catalog: {builtin: NAME | none, path: FILE}  where types missing from the input are looked up
+    spec.catalog: {builtin: NAME | none, path: FILE, version}  where types missing from the input are looked up
+    spec.kubevirtVersion: v1.9 | v1.10   the KubeVirt release the output is for (default v1.9)
     spec.revisions: {scope: per-vm | shared, repin: true|false, syncWave: N}
     spec.migrate: true              rewrite legacy flavor/v1alpha objects to v1beta1 first
     spec.validateOutput: true       validate every emitted object against the KubeVirt schema
@@ -188,6 +193,10 @@ def _main(args: list[str]) -> int:
         return 0
     if args[:2] == ["catalog", "docs"]:
         return _catalog_docs(args[2:])
+    if args[:2] == ["catalog", "diff"]:
+        from krm_fn.catalog.diff import main as catalog_diff
+
+        return catalog_diff(args[2:], _read_input, sys.stdout.write, lambda message: _die(message, 2))
     if args and args[0] == "install-plugin":
         return _install_plugin(args[1:])
     validate = "--validate" in args

@@ -375,7 +375,7 @@ def _render(rl: ResourceList, config: Config, options: Options,
 
     def catalog_objects() -> Sequence[Obj]:
         if not cache:
-            cache.append(_catalog_objects(catalog_spec, options.base_dir))
+            cache.append(_catalog_objects(catalog_spec, options.base_dir, getattr(spec, "kubevirt_version", None)))
         return cache[0]
 
     def split(rendering: Rendering) -> list[ItemOutcome] | None:
@@ -386,13 +386,7 @@ def _render(rl: ResourceList, config: Config, options: Options,
     return render(rl.items, spec, catalog_objects, split)
 
 
-def _catalog_objects(catalog_spec: Any, base_dir: Path | None) -> Sequence[Obj]:
-    from krm_fn.catalog import generate, load_builtin_objects
+def _catalog_objects(catalog_spec: Any, base_dir: Path | None, kubevirt_version: str | None) -> Sequence[Obj]:
+    from krm_fn.catalog import fallback_objects
 
-    if catalog_spec is None:
-        return load_builtin_objects()
-    if getattr(catalog_spec, "builtin", None) == "none":
-        return []
-    if getattr(catalog_spec, "path", None) is None:
-        return load_builtin_objects(catalog_spec.builtin or "common-instancetypes")
-    return generate(catalog_spec, base_dir)
+    return fallback_objects(catalog_spec, base_dir, kubevirt_version)

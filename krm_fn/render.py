@@ -25,6 +25,7 @@ from krm_fn.kubevirt.pipeline import Outcome, has_matchers, process_vm
 from krm_fn.kubevirt.revision import PinnedContent, build_pinned_revision, is_instancetype_revision, revision_data, \
     with_sync_wave
 from krm_fn.kubevirt.webhooks import admission
+from krm_fn.kubevirt_versions import release
 from krm_fn.render_spec import Mode, RendererSpec, RevisionsSpec
 from krm_fn.results import Result, not_yet_said
 from krm_fn.validate import Problem, metadata_problems
@@ -66,6 +67,7 @@ class _Renderer:
         self._emitted: set[tuple[str, str]] = set()
         self._next_index: dict[str, int] = {}
         self._content: dict[int, PinnedContent] = {}  # per object (id): revision data computed once
+        self.object_version = release(spec.kubevirt_version).object_version  # of the revisions the target expects
         for obj in iter_objects(items):
             path = kpt_annotations.file_path(obj)
             if path:
@@ -196,7 +198,8 @@ class _Renderer:
             content = self._content.get(id(obj))
             if content is None:
                 content = self._content[id(obj)] = PinnedContent.of(obj, kind)
-            cr = build_pinned_revision(inferred, obj, kind, self.spec.revisions.scope == "shared", content)
+            cr = build_pinned_revision(inferred, obj, kind, self.spec.revisions.scope == "shared", content,
+                                       self.object_version)
             name = cr["metadata"]["name"]
             self.emit(cr, vm)
             pinned = {**matcher, "kind": kind, "revisionName": name}
@@ -256,10 +259,10 @@ class _Renderer:
         if cr is None:
             return
         labels = get(cr, ("metadata", "labels")) or {}
-        if labels.get(LABEL_OBJECT_VERSION) != "v1beta1":
+        if labels.get(LABEL_OBJECT_VERSION) != self.object_version:
             self.results.append(Result.for_object(
-                f"ControllerRevision {revision_name} has no label {LABEL_OBJECT_VERSION}: v1beta1; KubeVirt's "
-                f"upgrade step will replace it and delete it, and the VM then fails with "
+                f"ControllerRevision {revision_name} has no label {LABEL_OBJECT_VERSION}: {self.object_version}; "
+                f"KubeVirt's upgrade step will replace it and delete it, and the VM then fails with "
                 f"FailedFind{family.title()}; set spec.{family}.revisionName to \"\" (or revisions.repin: true) to "
                 f"pin it to a labelled revision",
                 vm, "warning", field_path=f"spec.{family}.revisionName"))

@@ -8,6 +8,7 @@ from typing import Literal
 
 from krm_fn.catalog.spec import CatalogSpec
 from krm_fn.kubevirt.cluster import ClusterConfig
+from krm_fn.kubevirt_versions import KubevirtVersion
 
 Mode = Literal["revisions", "expand", "validate", "migrate"]
 
@@ -30,6 +31,9 @@ class RendererSpec:
     revisions: RevisionsSpec = field(default_factory=RevisionsSpec)
     # where instancetypes/preferences missing from the items come from (builtin "none": nowhere)
     catalog: CatalogSpec = field(default_factory=CatalogSpec)
+    # the KubeVirt release the output is for (krm_fn.kubevirt_versions: the revisions' object-version, the
+    # default catalog.version); unset: the table's default release
+    kubevirt_version: KubevirtVersion | None = None
     # validate every object we change or generate strictly (krm_fn.validate); a problem is an error result
     validate_output: bool = False
     # run the migrate step (legacy flavor/v1alpha objects and revisions -> v1beta1, docs/migrate.md) before the

@@ -3,7 +3,8 @@
 Public API (nothing is loaded or parsed at import time; the heavy modules are imported on first use):
 
 * :func:`generate` -- the ``InstancetypeCatalog`` generator: ``CatalogSpec`` -> objects (plain dicts).
-* :func:`load_builtin_objects` -- every object of a builtin catalog in both scopes (renderer fallback).
+* :func:`load_builtin_objects` -- every object of a builtin catalog (one version) in both scopes.
+* :func:`fallback_objects` -- the renderer's lookup catalog (``VirtualMachineRenderer.spec.catalog``).
 * :func:`load_catalog` / :func:`load_catalog_file` -- the resolved :class:`~krm_fn.catalog.model.Catalog`.
 * :func:`render_docs` -- the Markdown reference of a catalog (``kubevirt-krm catalog docs``).
 * :class:`CatalogError` -- every problem of a catalog, each with file and key path.
@@ -21,28 +22,43 @@ if TYPE_CHECKING:
     from krm_fn.catalog.model import Catalog
     from krm_fn.kube.paths import Obj
 
-__all__ = ["CatalogError", "CatalogSpec", "Selection", "generate", "load_builtin_objects", "load_catalog",
-           "load_catalog_file", "render_docs", "render_readme", "builtin_names"]
+__all__ = ["CatalogError", "CatalogSpec", "Selection", "generate", "load_builtin_objects", "fallback_objects",
+           "load_catalog", "load_catalog_file", "render_docs", "render_readme", "builtin_names"]
 
 
-def generate(spec: CatalogSpec, base_dir: Path | None) -> list[Obj]:
-    """Objects for ``spec`` sorted by (kind, name); ``spec.path`` is resolved under ``base_dir``."""
+def generate(spec: CatalogSpec, base_dir: Path | None, kubevirt_version: str | None = None) -> list[Obj]:
+    """Objects for ``spec`` sorted by (kind, name); ``spec.path`` is resolved under ``base_dir``. A builtin
+    without ``spec.version`` is the version the KubeVirt release ``kubevirt_version`` deploys
+    (``krm_fn.kubevirt_versions``; default: the table's default release)."""
     from krm_fn.catalog.emit import check_spec, objects
     from krm_fn.catalog.load import load_for_spec
 
     check_spec(spec)
-    return objects(load_for_spec(spec, base_dir), spec)
+    return objects(load_for_spec(spec, base_dir, kubevirt_version), spec)
 
 
-def load_builtin_objects(name: str = "common-instancetypes") -> list[Obj]:
+def load_builtin_objects(name: str = "common-instancetypes", version: str | None = None,
+                         kubevirt_version: str | None = None) -> list[Obj]:
     """Every instancetype and preference of a builtin catalog, cluster and namespaced kinds, no namespace."""
-    return generate(CatalogSpec(builtin=name), None)
+    return generate(CatalogSpec(builtin=name, version=version), None, kubevirt_version)
 
 
-def load_catalog(spec: CatalogSpec, base_dir: Path | None = None) -> Catalog:
+def fallback_objects(spec: CatalogSpec | None, base_dir: Path | None, kubevirt_version: str | None) -> list[Obj]:
+    """Where the renderer looks up instancetypes/preferences missing from its input: a builtin (every object,
+    both scopes; ``version`` as for :func:`generate`), ``builtin: none`` (nowhere), or a catalog file."""
+    if spec is None:
+        return load_builtin_objects(kubevirt_version=kubevirt_version)
+    if spec.builtin == "none":
+        return []
+    if spec.path is None:
+        return load_builtin_objects(spec.builtin or "common-instancetypes", spec.version, kubevirt_version)
+    return generate(spec, base_dir, kubevirt_version)
+
+
+def load_catalog(spec: CatalogSpec, base_dir: Path | None = None, kubevirt_version: str | None = None) -> Catalog:
     from krm_fn.catalog.load import load_for_spec
 
-    return load_for_spec(spec, base_dir)
+    return load_for_spec(spec, base_dir, kubevirt_version)
 
 
 def load_catalog_file(path: Path, parameters: tuple[str, ...] = ()) -> Catalog:

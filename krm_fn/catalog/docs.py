@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from krm_fn.catalog.emit import select
-from krm_fn.catalog.load import builtin_names, load_builtin, load_for_spec
-from krm_fn.catalog.model import Catalog, Instancetype, Preference, Series
+from krm_fn.catalog.load import BUILTIN_DIR, builtin_names, load_file, load_for_spec
+from krm_fn.catalog.model import Catalog, Instancetype, Preference, Series, Version
 from krm_fn.catalog.spec import CatalogSpec
 from krm_fn.kube.paths import Obj, get
 
@@ -31,9 +31,10 @@ by [`schema.json`](schema.json); the short version:
 | `parameters` | `name: {default, description}`; `${name}` in any string is replaced (set with `spec.parameters: [name=value]`) |
 | `labels` | labels put on every generated object (e.g. `instancetype.kubevirt.io/vendor`) |
 | `sizes` | the size ladder: `name: {cpu, memory}` |
-| `series` | `key: {version, class, displayName, description, icon, traits, hugepages, overcommitPercent, ioThreadsPolicy, gpus, hostDevices, vmiAnnotations, memoryPerVCPU, limits, labels, spec, sizes}` |
+| `series` | `key: {version, class, displayName, description, icon, traits, hugepages, overcommitPercent, ioThreadsPolicy, gpus, hostDevices, vmiAnnotations, memoryPerVCPU, limits, labels, annotations, spec, sizes}` |
 | `components` | reusable preference fragments: `{use, os, arch, displayName, icon, tags, requirements, labels, annotations, spec}` |
 | `preferences` | `name: {from, use, ...}`: the `from` preference, then each component in `use`, then its own fields |
+| `versions` | `name: {description, label, patch}`: the catalog with `patch` laid on it (JSON merge patch: `null` removes a key); `spec.version` picks one, `label` is its `instancetype.kubevirt.io/common-instancetypes-version` |
 
 An instancetype is named `<series><version>.<size>[<hugepages variant>]`. Its memory is the size's explicit
 `memory`, else `cpu` x the series' `memoryPerVCPU`, else the ladder's memory. `traits` are
@@ -42,6 +43,10 @@ An instancetype is named `<series><version>.<size>[<hugepages variant>]`. Its me
 `hugepages`, `numa`, `gpus`, `os-type`, `arch`, `required-cpu` and `required-memory` are derived from the
 generated objects and can't be written by hand. Every object is generated as a cluster-wide and a namespaced
 kind unless `spec.scope` says otherwise.
+
+A catalog with `versions` generates the one `spec.version` names; without `spec.version`, a builtin is the
+version the target KubeVirt release deploys (the table in the top-level README, "Target KubeVirt version"), a
+file is the catalog as written. The tables below show each builtin as written.
 """
 
 def _trait_text(path: tuple[str, ...], value: Any) -> str | None:
@@ -88,6 +93,9 @@ def render(spec_or_catalog: CatalogSpec | Catalog, base_dir: Path | None = None,
     out = [f"{h} Catalog `{catalog.name}`", ""]
     if catalog.description:
         out += [catalog.description, ""]
+    if catalog.version is not None:
+        label = f" (label `{catalog.version_label}`)" if catalog.version_label else ""
+        out += [f"Version `{catalog.version}`{label}.", ""]
     series_count = len({it.series.key for it in instancetypes})
     out += [f"Source `{catalog.source}`: {len(instancetypes)} instancetypes in {series_count} series, "
             f"{len(preferences)} preferences.", ""]
@@ -106,7 +114,22 @@ def render(spec_or_catalog: CatalogSpec | Catalog, base_dir: Path | None = None,
                 "| Name | Display name | OS | Arch | Requirements | Components |", "|---|---|---|---|---|---|"]
         out += [_preference_row(p) for p in preferences]
         out.append("")
+    if catalog.versions:
+        out += _versions(catalog.name, catalog.versions, h)
     return "\n".join(out)
+
+
+def _versions(name: str, versions: tuple[Version, ...], h: str) -> list[str]:
+    from krm_fn.kubevirt_versions import RELEASES
+
+    out = [f"{h}# Versions", "", "| Version | Label | Deployed by KubeVirt | Description | Changes to the catalog as "
+                                "written |", "|---|---|---|---|---|"]
+    for v in versions:
+        releases = ", ".join(r for r, row in RELEASES.items() if row.builtins.get(name) == v.name)
+        out.append(f"| `{v.name}` | {_code(v.label)} | {releases} | {_cell(v.description)} "
+                   f"| {_cell('; '.join(v.changes))} |")
+    out.append("")
+    return out
 
 
 def _series(series: Series, rows: list[Instancetype], h: str) -> list[str]:
@@ -165,8 +188,8 @@ def _code(value: str | None) -> str:
 
 def render_readme() -> str:
     parts = [README_INTRO]
-    for name in builtin_names():
-        parts.append(render(load_builtin(name), level=2))
+    for name in builtin_names():  # as written, whatever version a KubeVirt release deploys
+        parts.append(render(load_file(BUILTIN_DIR / f"{name}.yaml", source=f"catalog/{name}.yaml"), level=2))
     return "\n".join(parts).rstrip("\n") + "\n"
 
 

@@ -53,7 +53,8 @@ def objects(catalog: Catalog, spec: CatalogSpec) -> list[Obj]:
     """Objects sorted by (kind, name): cluster instancetypes, cluster preferences, instancetypes, preferences."""
     check_spec(spec)
     instancetypes, preferences = select(catalog, spec)
-    extra = {api.LABEL_COMMON_INSTANCETYPES_VERSION: spec.version} if spec.version else {}
+    label = catalog.version_label  # the chosen version's label, or spec.version for a catalog without versions
+    extra = {api.LABEL_COMMON_INSTANCETYPES_VERSION: label} if label else {}
     out: list[tuple[str, str, Obj]] = []
     for kind in _INSTANCETYPE_KINDS[spec.scope]:
         for it in instancetypes:

@@ -17,9 +17,9 @@ from krm_fn.kube.paths import FieldPath, Obj
 TRAITS = ("dedicatedCPUPlacement", "isolateEmulatorThread", "numa", "realtime", "maxSockets")
 IO_THREADS_POLICIES = ("shared", "auto", "supplementalPool")
 HUGEPAGE_SIZES = ("2Mi", "1Gi")
-SERIES_KEYS = ("version", "class", "displayName", "description", "icon", "labels", "traits", "hugepages",
-               "overcommitPercent", "ioThreadsPolicy", "gpus", "hostDevices", "vmiAnnotations", "memoryPerVCPU",
-               "limits", "sizes", "spec")
+SERIES_KEYS = ("version", "class", "displayName", "description", "icon", "labels", "annotations", "traits",
+               "hugepages", "overcommitPercent", "ioThreadsPolicy", "gpus", "hostDevices", "vmiAnnotations",
+               "memoryPerVCPU", "limits", "sizes", "spec")
 # top-level fields of instancetype.kubevirt.io/v1beta1 VirtualMachineInstancetypeSpec
 SPEC_KEYS = ("annotations", "cpu", "gpus", "hostDevices", "ioThreads", "ioThreadsPolicy", "launchSecurity",
              "memory", "nodeSelector", "schedulerName")
@@ -76,6 +76,7 @@ def build_series(c: Checker, key: str, raw: Any, ladder: dict[str, LadderSize], 
     description = c.string(m["description"], sub("description")) if "description" in m else None
     icon = c.label_value(m["icon"], sub("icon")) if "icon" in m else None
     labels = own_labels(c, m.get("labels"), sub("labels"))
+    own_annotations = c.string_map(m["annotations"], sub("annotations"), labels=False) if "annotations" in m else None
     traits = _traits(c, m.get("traits", []), sub("traits"))
     page_size, variants = _hugepages(c, m["hugepages"], sub("hugepages")) if "hugepages" in m else (None, {})
     overcommit = c.integer(m["overcommitPercent"], sub("overcommitPercent"), 0, 100) \
@@ -111,6 +112,7 @@ def build_series(c: Checker, key: str, raw: Any, ladder: dict[str, LadderSize], 
         annotations[api.ANN_INSTANCETYPE_DISPLAY_NAME] = display
     if description is not None:
         annotations[api.ANN_INSTANCETYPE_DESCRIPTION] = description
+    annotations.update(own_annotations or {})  # written out: wins over displayName/description
     out: list[Instancetype] = []
     seen: set[str] = set()
     for i, entry in enumerate(sizes):

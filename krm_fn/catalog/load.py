@@ -10,33 +10,42 @@ from collections.abc import Mapping
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from krm_fn.catalog import versions as catalog_versions
 from krm_fn.catalog import yamlsrc
 from krm_fn.catalog.check import Checker
 from krm_fn.catalog.errors import CatalogError
 from krm_fn.catalog.instancetypes import build_series, check_ladder
 from krm_fn.catalog.labels import own_labels
-from krm_fn.catalog.model import Catalog, Instancetype, Parameter, Series
+from krm_fn.catalog.model import Catalog, Instancetype, Parameter, Series, Version
 from krm_fn.catalog.preferences import build_preferences
 from krm_fn.catalog.spec import BUILTIN_DIR, PARAM_NAME, CatalogSpec, builtin_names, parameter_problem, path_problem
 from krm_fn.errors import shown
 from krm_fn.kube.paths import FieldPath
 
-TOP_KEYS = ("name", "description", "parameters", "labels", "sizes", "series", "components", "preferences")
+TOP_KEYS = ("name", "description", "parameters", "labels", "sizes", "series", "components", "preferences", "versions")
+PATCHABLE_KEYS = TOP_KEYS[1:-1]  # what a version may patch: everything but the name and the versions
 DEFAULT_BUILTIN = "common-instancetypes"
 _PARAM_REF = re.compile(r"\$\{([^}]*)\}")
 __all__ = ["BUILTIN_DIR", "builtin_names", "load_builtin", "load_file", "load_for_spec", "load_text",
            "parse_parameters", "resolve_path"]
 
 
-def load_builtin(name: str = DEFAULT_BUILTIN, parameters: Mapping[str, str] | None = None) -> Catalog:
+def load_builtin(name: str = DEFAULT_BUILTIN, parameters: Mapping[str, str] | None = None,
+                 version: str | None = None, kubevirt_version: str | None = None) -> Catalog:
+    """A builtin catalog; without ``version``, the one the KubeVirt release ``kubevirt_version`` (default: the
+    table's default release) deploys, if it deploys this catalog at all."""
+    from krm_fn.kubevirt_versions import default_builtin_version
+
     if name not in builtin_names():
         raise CatalogError([("", ("spec", "builtin"), f"unknown builtin catalog {shown(name)} "
                                                       f"(available: {', '.join(builtin_names())})")])
     path = BUILTIN_DIR / f"{name}.yaml"
-    return load_text(path.read_text(encoding="utf-8"), f"catalog/{name}.yaml", name, parameters)
+    return load_text(path.read_text(encoding="utf-8"), f"catalog/{name}.yaml", name, parameters, version,
+                     default_builtin_version(name, kubevirt_version))
 
 
-def load_file(path: Path, parameters: Mapping[str, str] | None = None, source: str | None = None) -> Catalog:
+def load_file(path: Path, parameters: Mapping[str, str] | None = None, source: str | None = None,
+              version: str | None = None) -> Catalog:
     """A catalog file from a trusted place (the ``catalog docs`` CLI); no containment check."""
     shown = source if source is not None else str(path)
     try:
@@ -44,17 +53,17 @@ def load_file(path: Path, parameters: Mapping[str, str] | None = None, source: s
     except (OSError, UnicodeDecodeError) as exc:
         raise CatalogError([(shown, (), f"cannot read catalog: {exc.strerror if isinstance(exc, OSError) else exc}")]) \
             from None
-    return load_text(text, shown, path.stem, parameters)
+    return load_text(text, shown, path.stem, parameters, version)
 
 
-def load_for_spec(spec: CatalogSpec, base_dir: Path | None) -> Catalog:
+def load_for_spec(spec: CatalogSpec, base_dir: Path | None, kubevirt_version: str | None = None) -> Catalog:
     """The catalog an ``InstancetypeCatalog`` spec names: ``builtin`` (default) or ``path`` under ``base_dir``."""
     parameters = parse_parameters(spec.parameters)
     if spec.builtin is not None and spec.path is not None:
         raise CatalogError([("", ("spec",), "set either builtin or path, not both")])
     if spec.path is None:
-        return load_builtin(spec.builtin or DEFAULT_BUILTIN, parameters)
-    return load_file(resolve_path(spec.path, base_dir), parameters, source=spec.path)
+        return load_builtin(spec.builtin or DEFAULT_BUILTIN, parameters, spec.version, kubevirt_version)
+    return load_file(resolve_path(spec.path, base_dir), parameters, spec.path, spec.version)
 
 
 def resolve_path(given: str, base_dir: Path | None) -> Path:
@@ -99,7 +108,10 @@ def parse_parameters(items: tuple[str, ...]) -> dict[str, str]:
     return out
 
 
-def load_text(text: str, source: str, default_name: str, parameters: Mapping[str, str] | None = None) -> Catalog:
+def load_text(text: str, source: str, default_name: str, parameters: Mapping[str, str] | None = None,
+              version: str | None = None, default_version: str | None = None) -> Catalog:
+    """``version``: one of the catalog's ``versions``, or (a catalog without them) the version label value;
+    ``default_version``: the version to generate when none is asked for, if the catalog has it."""
     data, parse_problems = yamlsrc.load(text)
     if parse_problems:
         raise CatalogError([(source, path, message) for path, message in parse_problems])
@@ -107,11 +119,22 @@ def load_text(text: str, source: str, default_name: str, parameters: Mapping[str
     top = c.mapping(data, (), TOP_KEYS)
     if top is None:
         raise CatalogError([(source, path, message) for path, message in c.problems])
+    before = len(c.problems)
+    offered = catalog_versions.parse(c, top.get("versions"), top, PATCHABLE_KEYS)
+    if len(c.problems) > before:  # a broken version would only cascade
+        raise CatalogError([(source, path, message) for path, message in c.problems])
+    chosen: Version | None = None
+    label = version  # a catalog without versions: spec.version is the label value
+    if "versions" in top:
+        wanted = version or (default_version if default_version in offered else None)
+        top, chosen = catalog_versions.select(c, top, offered, wanted, str(top.get("name") or default_name))
+        label = chosen.label if chosen is not None else None
+    source_of_problems = source if chosen is None else f"{source} (version {chosen.name})"
     params = _parameters(c, top.get("parameters"))
-    values = _parameter_values(params, parameters or {}, source)
+    values = _parameter_values(params, parameters or {}, source_of_problems)
     top = {k: (v if k == "parameters" else _substitute(c, v, (k,), values)) for k, v in top.items()}
     if c.problems:  # unresolved ${...} would only cascade into follow-up errors
-        raise CatalogError([(source, path, message) for path, message in c.problems])
+        raise CatalogError([(source_of_problems, path, message) for path, message in c.problems])
 
     name = c.string(top["name"], ("name",)) if "name" in top else default_name
     description = c.string(top["description"], ("description",)) if "description" in top else ""
@@ -129,9 +152,10 @@ def load_text(text: str, source: str, default_name: str, parameters: Mapping[str
     preferences = build_preferences(c, components, preferences_raw, common_labels)
     _unique_names(c, instancetypes)
     if c.problems:
-        raise CatalogError([(source, path, message) for path, message in c.problems])
+        raise CatalogError([(source_of_problems, path, message) for path, message in c.problems])
     return Catalog(name or default_name, source, description or "", tuple(params.values()), tuple(series),
-                   tuple(instancetypes), tuple(preferences))
+                   tuple(instancetypes), tuple(preferences), tuple(v for v, _ in offered.values()),
+                   chosen.name if chosen is not None else None, label)
 
 
 def _unique_names(c: Checker, instancetypes: list[Instancetype]) -> None:

@@ -48,6 +48,16 @@ class Preference:
 
 
 @dataclass(frozen=True, slots=True)
+class Version:
+    """One entry of the catalog's ``versions``: the catalog with ``patch`` laid on it."""
+
+    name: str                   # "v1.7.0"
+    description: str
+    label: str | None           # instancetype.kubevirt.io/common-instancetypes-version
+    changes: tuple[str, ...]    # what the patch does, for docs ("preferences.windows.10 changed")
+
+
+@dataclass(frozen=True, slots=True)
 class Catalog:
     name: str
     source: str                 # the file as shown in messages ("catalog/classic.yaml")
@@ -56,6 +66,9 @@ class Catalog:
     series: tuple[Series, ...]
     instancetypes: tuple[Instancetype, ...]  # in catalog order: series order, then size order
     preferences: tuple[Preference, ...]      # in catalog order
+    versions: tuple[Version, ...] = ()       # every version the file offers
+    version: str | None = None               # the version generated (None: the catalog as written)
+    version_label: str | None = None         # put on every object by generate
 
 
 def deep_merge(base: Obj, over: Obj) -> Obj:

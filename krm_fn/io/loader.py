@@ -189,7 +189,7 @@ def load_documents(text: str, *, track: str | None = None) -> list[Document]:
     ``track="items"`` records the source span of each entry of a root mapping's ``items`` sequence
     (a ResourceList); ``track="root"`` is implied for documents (their own span).
     """
-    parser = _EventParser(text)
+    parser = _EventParser(text if type(text) is str else str(text))  # libyaml takes no str subclass (io.inputs.Joined)
     docs: list[Document] = []
     anchors: dict[str, Any] = {}
     alias_budget = MAX_ALIAS_NODES

@@ -71,20 +71,21 @@ class PinnedContent:
         return PinnedContent(data, content_digest(data), generation)
 
 
-def pinned_name(prefix: str, content: PinnedContent) -> str:
+def pinned_name(prefix: str, content: PinnedContent, object_version: str = INSTANCETYPE_VERSION) -> str:
     """``<prefix>-v1beta1-<content digest>-<generation>``, cut to a valid length without collisions: a long
     prefix is truncated and a digest of the whole prefix appended."""
-    suffix = f"-{INSTANCETYPE_VERSION}-{content.digest}-{content.generation}"
+    suffix = f"-{object_version}-{content.digest}-{content.generation}"
     if len(prefix) + len(suffix) > MAX_NAME_LENGTH:
         keep = MAX_NAME_LENGTH - len(suffix) - 9
         prefix = prefix[:keep].rstrip("-.") + "-" + _digest(prefix, 8)
     return prefix + suffix
 
 
-def build_pinned_revision(vm: Obj, obj: Obj, kind: str, shared: bool,
-                          content: PinnedContent | None = None) -> Obj:
+def build_pinned_revision(vm: Obj, obj: Obj, kind: str, shared: bool, content: PinnedContent | None = None,
+                          object_version: str = INSTANCETYPE_VERSION) -> Obj:
     """A ControllerRevision for a VM rendered offline: content-addressed name, no ownerReferences (the VM's
-    uid is unknown), ``object-uid`` only when the object has one, the VM's namespace (if any)."""
+    uid is unknown), ``object-uid`` only when the object has one, the VM's namespace (if any).
+    ``object_version``: the target release's (``krm_fn.kubevirt_versions``)."""
     vm_meta = vm.get("metadata") or {}
     obj_meta = obj.get("metadata") or {}
     if content is None:
@@ -93,7 +94,7 @@ def build_pinned_revision(vm: Obj, obj: Obj, kind: str, shared: bool,
     generation = content.generation
     obj_name = str(obj_meta.get("name") or "")
     prefix = obj_name if shared else f"{vm_meta.get('name') or ''}-{obj_name}"
-    metadata: Obj = {"name": pinned_name(prefix, content)}
+    metadata: Obj = {"name": pinned_name(prefix, content, object_version)}
     if vm_meta.get("namespace"):
         metadata["namespace"] = vm_meta["namespace"]
     labels = {
@@ -103,7 +104,7 @@ def build_pinned_revision(vm: Obj, obj: Obj, kind: str, shared: bool,
     }
     if obj_meta.get("uid"):
         labels[LABEL_OBJECT_UID] = str(obj_meta["uid"])
-    labels[LABEL_OBJECT_VERSION] = INSTANCETYPE_VERSION
+    labels[LABEL_OBJECT_VERSION] = object_version
     metadata["labels"] = labels
     return {
         "apiVersion": CONTROLLER_REVISION_API_VERSION,

@@ -26,12 +26,14 @@ def fast_builtin_catalog() -> Iterator[None]:
     Every call still gets its own deep copy, so a renderer that mutated them would be caught exactly as before.
     """
     original = krm_fn.catalog.load_builtin_objects
-    cache: dict[str, list[Any]] = {}
+    cache: dict[tuple[str, str | None, str | None], list[Any]] = {}
 
-    def cached(name: str = "common-instancetypes") -> list[Any]:
-        if name not in cache:
-            cache[name] = original(name)
-        objects: list[Any] = copy_json(cache[name])
+    def cached(name: str = "common-instancetypes", version: str | None = None,
+               kubevirt_version: str | None = None) -> list[Any]:
+        key = (name, version, kubevirt_version)
+        if key not in cache:
+            cache[key] = original(name, version, kubevirt_version)
+        objects: list[Any] = copy_json(cache[key])
         return objects
 
     with pytest.MonkeyPatch.context() as mp:

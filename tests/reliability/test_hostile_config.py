@@ -173,6 +173,8 @@ def accepted(kind: str, key: str, form: str) -> tuple[set[str], str]:
                        "version": "a label value", "parameters": "name=value"}[base]
     if base in ("validateOutput", "migrate", "revisions.repin", "cluster.permitBridgeInterfaceOnPodNetwork"):
         return {"bool"}, "a boolean (true is one; from a ConfigMap also the text true/false)"
+    if base == "kubevirtVersion":
+        return unset, "a release of the table (krm_fn.kubevirt_versions); unset means the newest"
     if base in ("scope", "mode", "revisions.scope", "cluster.architecture", "cluster.defaultNetworkInterface",
                 "cluster.cpuRequest"):
         return set(), "an enum or a quantity: no hostile value is one"
@@ -217,7 +219,7 @@ def _merge(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
 
 
 def test_every_setting_has_a_rule_and_the_walk_sees_them_all() -> None:
-    assert len(CATALOG_KEYS) == 13 and len(RENDERER_KEYS) == 3 + 3 + 13 + 6  # mode..migrate, revisions, catalog, cluster
+    assert len(CATALOG_KEYS) == 13 and len(RENDERER_KEYS) == 4 + 3 + 13 + 6  # mode..kubevirtVersion, revisions, catalog, cluster
     assert {"revisions.syncWave", "catalog.path", "cluster.cpuRequest"} <= RENDERER_KEYS
     for kind, cls in KINDS.items():
         for key, _ in settings(cls):

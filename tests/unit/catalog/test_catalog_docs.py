@@ -16,8 +16,9 @@ def test_committed_readme_is_up_to_date() -> None:
 
 
 def test_series_tables_and_preferences() -> None:
-    text = render_docs(CatalogSpec())
+    text = render_docs(CatalogSpec(version="main"))
     assert text.startswith("# Catalog `common-instancetypes`\n")
+    assert "\nVersion `main`.\n" in text
     assert "65 instancetypes in 7 series, 57 preferences" in text
     assert "#### `cx1`: Compute Exclusive" not in text and "### `cx1`: Compute Exclusive" in text
     assert "| `cx1.medium1gi` | 1 | 2Gi | maxSockets 1; hugepages 1Gi |" in text
@@ -39,3 +40,14 @@ def test_file_catalog(tmp_path: Path) -> None:
     text = render_docs(load_catalog_file(path))
     assert text.splitlines()[:3] == ["# Catalog `mine`", "", "Mine."]
     assert "| `a.s` | 1 | 1Gi |" in text
+
+
+def test_versions() -> None:
+    text = render_docs(CatalogSpec())  # the default: what the default KubeVirt release deploys
+    assert "\nVersion `v1.7.0` (label `v1.7.0`).\n" in text
+    assert "65 instancetypes in 7 series, 54 preferences" in text and "`fedora.s390x.secex`" not in text
+    assert "| `windows.10` | Microsoft Windows 10 | windows |  | 1 vCPU, 2Gi | upstream, windows, secureboot |" in text
+    assert ("| `v1.7.0` | `v1.7.0` | v1.9, v1.10 | the upstream release virt-operator embeds and deploys "
+            "cluster-wide | preferences[\"fedora.s390x.secex\"]: removed; preferences[\"rhel.9.s390x.secex\"]: "
+            "removed; preferences[\"rhel.10.s390x.secex\"]: removed; preferences[\"windows.10\"]: changed |") in text
+    assert "Version `" not in render_docs(CatalogSpec(builtin="classic"))  # no versions: no version line

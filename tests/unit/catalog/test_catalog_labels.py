@@ -15,7 +15,7 @@ from krm_fn.catalog.quantity import parse
 from krm_fn.kube import api
 from krm_fn.kube.paths import Obj, get
 
-VERSION = "v1.4.0"
+VERSION = "v1.7.0"  # a version of common-instancetypes, and the label value of classic
 
 
 def _flag(path: tuple[str, ...]) -> Callable[[str, Obj], bool]:
@@ -65,12 +65,15 @@ REQUIRED_PREFERENCE_LABELS = {
 
 
 def objects() -> list[Obj]:
-    return [o for name in ("common-instancetypes", "classic")
-            for o in generate(CatalogSpec(builtin=name, version=VERSION, scope="Cluster"), None)]
+    """Both versions of common-instancetypes (main has no version label), and classic labelled VERSION."""
+    return [o for name, version in (("common-instancetypes", VERSION), ("common-instancetypes", "main"),
+                                    ("classic", VERSION))
+            for o in generate(CatalogSpec(builtin=name, version=version, scope="Cluster"), None)]
 
 
 def _ids(objs: list[Obj]) -> list[str]:
-    return [f"{o['kind']}/{o['metadata']['name']}" for o in objs]
+    return [f"{o['kind']}/{o['metadata']['name']}@{o['metadata']['labels'].get(api.LABEL_COMMON_INSTANCETYPES_VERSION)}"
+            for o in objs]
 
 
 OBJECTS = objects()

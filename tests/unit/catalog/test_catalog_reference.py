@@ -1,23 +1,47 @@
-"""The builtin ``common-instancetypes`` catalog reproduces the four upstream bundles field by field.
+"""Each version of the builtin ``common-instancetypes`` catalog is identical to its upstream bundles.
 
-Only the text of the ``instancetype.kubevirt.io/description`` annotation may differ (it is in our own words);
-the annotation itself must be there. Any extra or missing object, label, annotation or field fails, and the
-failure lists every difference with its path.
+* ``main``: common-instancetypes main at 7c1e305b, its four bundles (shared/reference/common-instancetypes).
+* ``v1.7.0``: what KubeVirt's virt-operator deploys (shared/reference/kubevirt-operator-bundle, verbatim
+  from KubeVirt): the two cluster-scoped bundles. Upstream builds a release's namespaced bundles from the same
+  resources as the cluster ones, each keeping one kind (common-instancetypes-src/VirtualMachine*/); so a
+  namespaced object is its cluster object with the namespaced kind. That rule is checked on main's four
+  upstream bundles, and then holds for our v1.7.0 by construction (checked too).
+
+Every object, field, label and annotation (the version label included) must be equal; a failure lists every
+difference with its path. The bundles are read with PyYAML, not with our loader.
 """
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
 
-from krm_fn.kube.api import ANN_INSTANCETYPE_DESCRIPTION
+from krm_fn.catalog import CatalogSpec, generate
+from krm_fn.kube import api
 from krm_fn.kube.paths import Obj
+from krm_fn.kubevirt_versions import RELEASES, default_builtin_version
 
-BUNDLES = ("VirtualMachineClusterInstancetypes", "VirtualMachineInstancetypes",
-           "VirtualMachineClusterPreferences", "VirtualMachinePreferences")
+MAIN = ("common-instancetypes", ("VirtualMachineClusterInstancetypes", "VirtualMachineInstancetypes",
+                                 "VirtualMachineClusterPreferences", "VirtualMachinePreferences"))
+OPERATOR = ("kubevirt-operator-bundle", ("common-clusterinstancetypes-bundle", "common-clusterpreferences-bundle"))
+REFERENCES = {"main": MAIN, "v1.7.0": OPERATOR}
+BUNDLES = [(version, bundle) for version, (_, files) in REFERENCES.items() for bundle in files]
+NAMESPACED = {api.KIND_CLUSTER_INSTANCETYPE: api.KIND_INSTANCETYPE, api.KIND_CLUSTER_PREFERENCE: api.KIND_PREFERENCE}
+
+
+@functools.cache
+def builtin(version: str) -> list[Obj]:
+    return generate(CatalogSpec(version=version), None)
+
+
+def reference(shared: Path, version: str, bundle: str) -> list[Obj]:
+    directory, _ = REFERENCES[version]
+    text = (shared / "reference" / directory / f"{bundle}.yaml").read_text(encoding="utf-8")
+    return [o for o in yaml.safe_load_all(text) if o is not None]
 
 
 def diff(ref: Any, got: Any, path: str = "") -> list[str]:
@@ -27,10 +51,6 @@ def diff(ref: Any, got: Any, path: str = "") -> list[str]:
         out += [f"{path}.{k}: extra" for k in got if k not in ref]
         for k in ref:
             if k in got:
-                if path == ".metadata.annotations" and k == ANN_INSTANCETYPE_DESCRIPTION:
-                    if not isinstance(got[k], str) or not got[k].strip():
-                        out.append(f"{path}.{k}: must be a non-empty description")
-                    continue
                 out += diff(ref[k], got[k], f"{path}.{k}")
         return out
     if isinstance(ref, list) and isinstance(got, list):
@@ -42,13 +62,13 @@ def diff(ref: Any, got: Any, path: str = "") -> list[str]:
     return []
 
 
-@pytest.mark.parametrize("bundle", BUNDLES)
-def test_generated_objects_equal_the_reference_bundle(bundle: str, shared: Path, common_objects: list[Obj]) -> None:
-    reference = list(yaml.safe_load_all((shared / "reference" / "common-instancetypes" / f"{bundle}.yaml")
-                                        .read_text(encoding="utf-8")))
-    kind = reference[0]["kind"]
-    ref = {o["metadata"]["name"]: o for o in reference}
-    got = {o["metadata"]["name"]: o for o in common_objects if o["kind"] == kind}
+@pytest.mark.parametrize(("version", "bundle"), BUNDLES)
+def test_generated_objects_equal_the_reference_bundle(version: str, bundle: str, shared: Path) -> None:
+    ref_objects = reference(shared, version, bundle)
+    kind = ref_objects[0]["kind"]
+    assert all(o["kind"] == kind for o in ref_objects)
+    ref = {o["metadata"]["name"]: o for o in ref_objects}
+    got = {o["metadata"]["name"]: o for o in builtin(version) if o["kind"] == kind}
     problems = [f"{name}: missing object" for name in sorted(ref.keys() - got.keys())]
     problems += [f"{name}: extra object" for name in sorted(got.keys() - ref.keys())]
     for name in sorted(ref.keys() & got.keys()):
@@ -56,8 +76,8 @@ def test_generated_objects_equal_the_reference_bundle(bundle: str, shared: Path,
     assert not problems, "\n".join(problems)
 
 
-@pytest.mark.parametrize("bundle", BUNDLES)
-def test_spec_key_order_matches_the_reference_bundle(bundle: str, shared: Path, common_objects: list[Obj]) -> None:
+@pytest.mark.parametrize(("version", "bundle"), BUNDLES)
+def test_spec_key_order_matches_the_reference_bundle(version: str, bundle: str, shared: Path) -> None:
     def order(value: Any) -> Any:
         if isinstance(value, dict):
             return [(k, order(v)) for k, v in value.items()]
@@ -65,23 +85,51 @@ def test_spec_key_order_matches_the_reference_bundle(bundle: str, shared: Path, 
             return [order(v) for v in value]
         return None
 
-    reference = yaml.safe_load_all((shared / "reference" / "common-instancetypes" / f"{bundle}.yaml")
-                                   .read_text(encoding="utf-8"))
-    got = {(o["kind"], o["metadata"]["name"]): o for o in common_objects}
-    for ref in reference:
+    got = {(o["kind"], o["metadata"]["name"]): o for o in builtin(version)}
+    for ref in reference(shared, version, bundle):
         mine = got[(ref["kind"], ref["metadata"]["name"])]
         assert order(mine["spec"]) == order(ref["spec"]), ref["metadata"]["name"]
 
 
-def test_counts(common_objects: list[Obj]) -> None:
-    kinds = [o["kind"] for o in common_objects]
+def test_upstream_namespaced_bundles_are_the_cluster_bundles_with_the_namespaced_kind(shared: Path) -> None:
+    """The rule we apply to v1.7.0 (which has no namespaced bundles), checked on the four bundles of main."""
+    for cluster, namespaced in (("VirtualMachineClusterInstancetypes", "VirtualMachineInstancetypes"),
+                                ("VirtualMachineClusterPreferences", "VirtualMachinePreferences")):
+        expected = [{**o, "kind": NAMESPACED[o["kind"]]} for o in reference(shared, "main", cluster)]
+        assert reference(shared, "main", namespaced) == expected
+
+
+@pytest.mark.parametrize("version", REFERENCES)
+def test_namespaced_objects_are_the_cluster_objects_with_the_namespaced_kind(version: str) -> None:
+    objs = builtin(version)
+    cluster = {(NAMESPACED[o["kind"]], o["metadata"]["name"]): o for o in objs if o["kind"] in NAMESPACED}
+    namespaced = {(o["kind"], o["metadata"]["name"]): o for o in objs if o["kind"] not in NAMESPACED}
+    assert namespaced.keys() == cluster.keys()
+    for key, obj in namespaced.items():
+        assert obj == {**cluster[key], "kind": key[0]}
+
+
+@pytest.mark.parametrize(("version", "preferences"), [("main", 57), ("v1.7.0", 54)])
+def test_counts(version: str, preferences: int) -> None:
+    kinds = [o["kind"] for o in builtin(version)]
     assert {k: kinds.count(k) for k in set(kinds)} == {
         "VirtualMachineClusterInstancetype": 65, "VirtualMachineInstancetype": 65,
-        "VirtualMachineClusterPreference": 57, "VirtualMachinePreference": 57}
+        "VirtualMachineClusterPreference": preferences, "VirtualMachinePreference": preferences}
 
 
-def test_object_and_metadata_key_order(common_objects: list[Obj]) -> None:
-    for obj in common_objects:
+def test_the_default_is_what_the_default_kubevirt_release_deploys(shared: Path) -> None:
+    deployed = {o["metadata"]["labels"][api.LABEL_COMMON_INSTANCETYPES_VERSION]
+                for bundle in OPERATOR[1] for o in reference(shared, "v1.7.0", bundle)}
+    assert deployed == {default_builtin_version("common-instancetypes")}
+    assert builtin("v1.7.0") == generate(CatalogSpec(), None)
+    for release in RELEASES:  # every release in the table names a version the builtin has
+        assert generate(CatalogSpec(), None, release) == builtin(str(default_builtin_version(
+            "common-instancetypes", release)))
+
+
+@pytest.mark.parametrize("version", REFERENCES)
+def test_object_and_metadata_key_order(version: str) -> None:
+    for obj in builtin(version):
         assert list(obj) == ["apiVersion", "kind", "metadata", "spec"]
         keys = list(obj["metadata"])
         assert keys == [k for k in ("name", "namespace", "labels", "annotations") if k in keys]
@@ -89,7 +137,7 @@ def test_object_and_metadata_key_order(common_objects: list[Obj]) -> None:
 
 
 def test_builtin_catalog_budget() -> None:
-    """<= 600 catalog lines in <= 5 files (issue 5)."""
+    """<= 600 catalog lines in <= 5 files (issue 5), every version included."""
     from krm_fn.catalog.load import BUILTIN_DIR
 
     files = [BUILTIN_DIR / "common-instancetypes.yaml"]
@@ -102,12 +150,10 @@ def test_builtin_catalog_budget() -> None:
     pytest.param({"a": {"b": 1}}, {"a": {}}, [".a.b: missing"], id="missing nested field"),
     pytest.param({"a": 1}, {"a": "1"}, [".a: expected 1, got '1'"], id="type matters"),
     pytest.param({"a": [1, 2]}, {"a": [1]}, [".a: 2 items expected, got 1"], id="list length"),
-    pytest.param({"metadata": {"annotations": {ANN_INSTANCETYPE_DESCRIPTION: "x"}}},
-                 {"metadata": {"annotations": {ANN_INSTANCETYPE_DESCRIPTION: "our words"}}}, [],
-                 id="description text may differ"),
-    pytest.param({"metadata": {"annotations": {ANN_INSTANCETYPE_DESCRIPTION: "x"}}},
-                 {"metadata": {"annotations": {}}}, [f".metadata.annotations.{ANN_INSTANCETYPE_DESCRIPTION}: missing"],
-                 id="description must be there"),
+    pytest.param({"metadata": {"annotations": {api.ANN_INSTANCETYPE_DESCRIPTION: "x"}}},
+                 {"metadata": {"annotations": {api.ANN_INSTANCETYPE_DESCRIPTION: "y"}}},
+                 [f".metadata.annotations.{api.ANN_INSTANCETYPE_DESCRIPTION}: expected 'x', got 'y'"],
+                 id="every annotation text counts"),
 ])
 def test_diff_reports_every_difference(ref: Any, got: Any, expected: list[str]) -> None:
     assert diff(ref, got) == expected

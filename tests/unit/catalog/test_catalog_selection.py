@@ -89,8 +89,9 @@ def test_include_exclude(include: Selection, exclude: Selection, expected: list[
 
 
 def test_load_builtin_objects() -> None:
-    objs = load_builtin_objects()
-    assert len(objs) == 2 * (65 + 57)
+    objs = load_builtin_objects()  # v1.7.0, what the default KubeVirt release deploys
+    assert len(objs) == 2 * (65 + 54)
+    assert len(load_builtin_objects(version="main")) == 2 * (65 + 57)
     assert all("namespace" not in o["metadata"] for o in objs)
     assert len(load_builtin_objects("classic")) == 2 * (17 + 4)
 

@@ -1,0 +1,172 @@
+"""``kubevirt-krm catalog diff --builtin NAME[@VERSION] FILE|DIR|-...``: a bundle or a cluster export
+(``kubectl get virtualmachineclusterinstancetypes -o yaml``, a ``List``) against a builtin catalog.
+
+Objects are matched by kind and name, only for the kinds the input holds. Every difference is listed:
+an object only in the builtin (``removed``), only in the input (``added``), or ``changed`` with the path and
+both values of each differing field. What the API server and virt-operator add to the objects they store
+(uid, resourceVersion, managedFields, status, the install-strategy annotations, the app.kubernetes.io labels,
+...) and ``metadata.namespace`` are not compared unless ``--strict``. Exit 0: identical; 1: different;
+2: usage, unreadable input or unknown builtin (the caller's ``fail``).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any, NoReturn
+
+from krm_fn.catalog.errors import keypath
+from krm_fn.errors import FnError
+from krm_fn.kube import api
+from krm_fn.kube.paths import FieldPath, Obj
+
+USAGE = "usage: kubevirt-krm catalog diff --builtin NAME[@VERSION] [--strict] FILE|DIR|-..."
+KINDS = (api.KIND_CLUSTER_INSTANCETYPE, api.KIND_CLUSTER_PREFERENCE, api.KIND_INSTANCETYPE, api.KIND_PREFERENCE)
+# set by the API server on every stored object
+SERVER_METADATA = frozenset({"uid", "resourceVersion", "generation", "creationTimestamp", "managedFields",
+                             "selfLink", "deletionTimestamp", "deletionGracePeriodSeconds", "namespace"})
+# set by kubectl apply, and by virt-operator on what it deploys (injectOperatorMetadata, with ownerReferences)
+DEPLOYMENT_ANNOTATIONS = frozenset({"kubectl.kubernetes.io/last-applied-configuration",
+                                    "kubevirt.io/install-strategy-version", "kubevirt.io/install-strategy-registry",
+                                    "kubevirt.io/install-strategy-identifier", "kubevirt.io/customizer-identifier",
+                                    "kubevirt.io/generation"})
+DEPLOYMENT_LABELS = frozenset({"app.kubernetes.io/component", "app.kubernetes.io/managed-by",
+                               "app.kubernetes.io/part-of", "app.kubernetes.io/version"})
+_VALUE_WIDTH = 100
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    what: str                  # removed (only in the builtin), added (only in the input), changed
+    kind: str
+    name: str
+    fields: tuple[str, ...] = ()  # "path: builtin value -> input value" for a changed object
+
+
+def compare(builtin: list[Obj], given: list[Obj], strict: bool = False) -> tuple[list[Change], int]:
+    """The differences between ``given`` and the ``builtin`` objects of the same kinds, and how many objects
+    were compared (both sides, matched or not)."""
+    kinds = {o.get("kind") for o in given}
+    ours = {(o["kind"], o["metadata"]["name"]): o for o in builtin if o["kind"] in kinds}
+    theirs: dict[tuple[str, str], Obj] = {}
+    for obj in given:
+        theirs[(str(obj.get("kind")), str((obj.get("metadata") or {}).get("name")))] = \
+            obj if strict else comparable(obj)
+    changes = [Change("removed", k, n) for k, n in sorted(ours.keys() - theirs.keys())]
+    changes += [Change("added", k, n) for k, n in sorted(theirs.keys() - ours.keys())]
+    for key in sorted(ours.keys() & theirs.keys()):
+        fields = tuple(differences(ours[key], theirs[key]))
+        if fields:
+            changes.append(Change("changed", *key, fields))
+    return changes, len(ours.keys() | theirs.keys())
+
+
+def comparable(obj: Obj) -> Obj:
+    """``obj`` without what the server or virt-operator add (a new dict; ``obj`` is not changed)."""
+    out = {k: v for k, v in obj.items() if k != "status"}
+    md = obj.get("metadata")
+    if isinstance(md, dict):
+        meta = {k: v for k, v in md.items() if k not in SERVER_METADATA and k != "ownerReferences"}
+        for key, drop in (("labels", DEPLOYMENT_LABELS), ("annotations", DEPLOYMENT_ANNOTATIONS)):
+            if isinstance(meta.get(key), dict):
+                kept = {k: v for k, v in meta[key].items() if k not in drop}
+                if kept:
+                    meta[key] = kept
+                else:
+                    del meta[key]
+        out["metadata"] = meta
+    return out
+
+
+def differences(ours: Any, theirs: Any, path: FieldPath = ()) -> Iterator[str]:
+    """``path: builtin -> input`` for every differing field (``(absent)`` for a missing one)."""
+    if isinstance(ours, dict) and isinstance(theirs, dict):
+        for key in [*ours, *(k for k in theirs if k not in ours)]:
+            yield from differences(ours.get(key, _ABSENT), theirs.get(key, _ABSENT), (*path, str(key)))
+    elif isinstance(ours, list) and isinstance(theirs, list) and len(ours) == len(theirs):
+        for i, (a, b) in enumerate(zip(ours, theirs)):
+            yield from differences(a, b, (*path, i))
+    elif type(ours) is not type(theirs) or ours != theirs:
+        yield f"{keypath(path)}: {_shown(ours)} -> {_shown(theirs)}"
+
+
+class _Absent:
+    pass
+
+
+_ABSENT: Any = _Absent()
+
+
+def _shown(value: Any) -> str:
+    if value is _ABSENT:
+        return "(absent)"
+    text = json.dumps(value, ensure_ascii=False, sort_keys=True)
+    return text if len(text) <= _VALUE_WIDTH else text[:_VALUE_WIDTH - 3] + "..."
+
+
+def input_objects(text: str, source: str) -> list[Obj]:
+    """The objects of a YAML stream; a ``List`` (kubectl get -o yaml) or ``ResourceList`` gives its items."""
+    from krm_fn.io.inputs import read_stream
+
+    out: list[Obj] = []
+    try:
+        _, docs = read_stream(text)  # several files: each read on its own
+    except FnError as exc:
+        raise FnError(f"{source}: {exc.message}") from None
+    for doc in docs:
+        value = doc.value
+        if isinstance(value, dict) and value.get("kind") in ("List", "ResourceList"):
+            items = value.get("items")
+            out.extend(i for i in (items if isinstance(items, list) else []) if isinstance(i, dict))
+        elif isinstance(value, dict):
+            out.append(value)
+        elif value is not None:
+            raise FnError(f"{source}: a document is not a mapping (a Kubernetes object)")
+    return out
+
+
+def render(changes: list[Change], compared: int, title: str) -> str:
+    lines = []
+    for c in changes:
+        lines.append(f"{c.what} {c.kind} {c.name}")
+        lines += [f"  {f}" for f in c.fields]
+    counts = {w: sum(c.what == w for c in changes) for w in ("removed", "added", "changed")}
+    if changes:
+        lines.append(f"{title}: {len(changes)} of {compared} objects differ ({counts['removed']} removed, "
+                     f"{counts['added']} added, {counts['changed']} changed)")
+    else:
+        lines.append(f"{title}: identical ({compared} objects)")
+    return "\n".join(lines) + "\n"
+
+
+def main(args: list[str], read: Callable[[str], str], write: Callable[[str], object],
+         fail: Callable[[str], NoReturn]) -> int:
+    """The command; ``read`` gives the text of a file, directory or ``-``, ``fail`` reports and exits 2."""
+    from krm_fn.catalog.emit import objects
+    from krm_fn.catalog.load import load_builtin
+    from krm_fn.catalog.spec import CatalogSpec
+
+    strict = "--strict" in args
+    args = [a for a in args if a != "--strict"]
+    if args and args[0].startswith("--builtin="):
+        args = ["--builtin", args[0].partition("=")[2], *args[1:]]
+    if len(args) < 3 or args[0] != "--builtin" or any(a.startswith("--") for a in args[2:]):
+        fail(USAGE)
+    name, _, version = args[1].partition("@")
+    try:
+        catalog = load_builtin(name, None, version or None)
+        builtin = objects(catalog, CatalogSpec(builtin=name))
+        given = [o for spec in args[2:] for o in input_objects(read(spec), spec)]
+    except FnError as exc:
+        fail(exc.message)
+    typed = [o for o in given if o.get("kind") in KINDS and str(o.get("apiVersion")).split("/")[0] ==
+             api.INSTANCETYPE_GROUP]
+    if not typed:
+        fail(f"nothing to compare: {' '.join(args[2:])} holds no instancetypes or preferences")
+    changes, compared = compare(builtin, typed, strict)
+    title = f"builtin {catalog.name}" + (f"@{catalog.version}" if catalog.version else "")
+    if len(typed) < len(given):
+        title += f" ({len(given) - len(typed)} other objects ignored)"
+    write(render(changes, compared, title))
+    return 1 if changes else 0

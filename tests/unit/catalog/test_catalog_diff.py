@@ -1,0 +1,132 @@
+"""``kubevirt-krm catalog diff``: a bundle or cluster export against a builtin, every difference with its path.
+
+The expected differences between main and v1.7.0 are the ones shared/reference/kubevirt-operator-bundle/README.md
+states (three ``*.s390x.secex`` preferences, four Windows preferences with ``sockets``, the version label).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import NoReturn
+
+import pytest
+import yaml
+
+from krm_fn.catalog.diff import compare, comparable, differences, main
+from krm_fn.kube.paths import Obj
+from tests.conftest import run_fn
+
+VERSION_LABEL = 'metadata.labels["instancetype.kubevirt.io/common-instancetypes-version"]'
+
+
+class Failed(Exception):
+    pass
+
+
+def _fail(message: str) -> NoReturn:
+    raise Failed(message)
+
+
+def run(args: list[str], files: dict[str, str]) -> tuple[int, str]:
+    out: list[str] = []
+    code = main(args, lambda name: files[name], out.append, _fail)
+    return code, "".join(out)
+
+
+def operator_bundles(shared: Path) -> str:
+    directory = shared / "reference" / "kubevirt-operator-bundle"
+    return "".join(p.read_text(encoding="utf-8") for p in sorted(directory.glob("*.yaml")))
+
+
+def as_cluster_export(text: str) -> str:
+    """What ``kubectl get ... -o yaml`` gives for objects virt-operator deployed: a List, server fields and the
+    operator's install labels and annotations on every object."""
+    items = [o for o in yaml.safe_load_all(text) if o]
+    for i, obj in enumerate(items):
+        md = obj["metadata"]
+        md.update(uid=f"0000-{i}", resourceVersion=str(1000 + i), generation=1,
+                  creationTimestamp="2026-01-01T00:00:00Z", managedFields=[{"manager": "virt-operator"}],
+                  ownerReferences=[{"apiVersion": "kubevirt.io/v1", "kind": "KubeVirt", "name": "kubevirt"}])
+        md["labels"].update({"app.kubernetes.io/component": "kubevirt", "app.kubernetes.io/managed-by": "virt-operator"})
+        md["annotations"].update({"kubevirt.io/install-strategy-version": "v1.9.0",
+                                  "kubevirt.io/install-strategy-registry": "quay.io/kubevirt",
+                                  "kubevirt.io/install-strategy-identifier": "abc", "kubevirt.io/generation": "3"})
+    return yaml.safe_dump({"apiVersion": "v1", "kind": "List", "items": items, "metadata": {"resourceVersion": ""}})
+
+
+def test_the_operator_bundles_are_identical_to_the_default_builtin(shared: Path) -> None:
+    code, out = run(["--builtin", "common-instancetypes", "bundle.yaml"], {"bundle.yaml": operator_bundles(shared)})
+    assert (code, out) == (0, "builtin common-instancetypes@v1.7.0: identical (119 objects)\n")
+
+
+def test_a_cluster_export_compares_without_what_the_server_and_the_operator_add(shared: Path) -> None:
+    export = as_cluster_export(operator_bundles(shared))
+    assert run(["--builtin=common-instancetypes@v1.7.0", "-"], {"-": export})[0] == 0
+    code, out = run(["--builtin", "common-instancetypes@v1.7.0", "--strict", "-"], {"-": export})
+    assert code == 1 and "119 of 119 objects differ" in out and "  metadata.uid: (absent) -> \"0000-0\"" in out
+
+
+def test_main_against_the_operator_bundles_lists_each_difference(shared: Path) -> None:
+    code, out = run(["--builtin", "common-instancetypes@main", "b.yaml"], {"b.yaml": operator_bundles(shared)})
+    assert code == 1
+    lines = out.splitlines()
+    assert lines[-1] == "builtin common-instancetypes@main: 122 of 122 objects differ (3 removed, 0 added, 119 changed)"
+    assert [line for line in lines if line.startswith("removed")] == [
+        f"removed VirtualMachineClusterPreference {n}.s390x.secex" for n in ("fedora", "rhel.10", "rhel.9")]
+    at = lines.index("changed VirtualMachineClusterPreference windows.11.virtio")
+    assert lines[at + 1:at + 3] == [f"  {VERSION_LABEL}: (absent) -> \"v1.7.0\"",
+                                    "  spec.cpu.preferredCPUTopology: \"cores\" -> \"sockets\""]
+    topology = [line for line in lines if "preferredCPUTopology" in line]
+    assert len(topology) == 4
+    assert sum(line == f"  {VERSION_LABEL}: (absent) -> \"v1.7.0\"" for line in lines) == 119
+
+
+def test_only_the_kinds_in_the_input_are_compared_and_extra_objects_are_added() -> None:
+    doc = ("apiVersion: instancetype.kubevirt.io/v1beta1\nkind: VirtualMachineClusterPreference\n"
+           "metadata: {name: mine}\nspec: {}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n")
+    code, out = run(["--builtin", "classic", "f"], {"f": doc})
+    assert code == 1
+    assert out.splitlines()[:5] == [
+        "removed VirtualMachineClusterPreference linux.cirros", "removed VirtualMachineClusterPreference linux.fedora",
+        "removed VirtualMachineClusterPreference linux.rhel9",
+        "removed VirtualMachineClusterPreference windows.windows10", "added VirtualMachineClusterPreference mine"]
+    assert out.splitlines()[-1] == ("builtin classic (1 other objects ignored): 5 of 5 objects differ (4 removed, "
+                                    "1 added, 0 changed)")
+
+
+@pytest.mark.parametrize(("args", "files", "message"), [
+    pytest.param([], {}, "usage: kubevirt-krm catalog diff", id="no arguments"),
+    pytest.param(["--builtin", "classic"], {}, "usage:", id="no file"),
+    pytest.param(["--builtin", "classic", "--bogus", "f"], {"f": ""}, "usage:", id="unknown option"),
+    pytest.param(["--builtin", "nope", "f"], {"f": ""}, "unknown builtin catalog 'nope'", id="unknown builtin"),
+    pytest.param(["--builtin", "common-instancetypes@v0", "f"], {"f": ""}, "has no version 'v0'", id="version"),
+    pytest.param(["--builtin", "classic", "f"], {"f": "a: [\n"}, "f: malformed YAML", id="bad YAML"),
+    pytest.param(["--builtin", "classic", "f"], {"f": "- 1\n"}, "f: a document is not a mapping", id="not objects"),
+    pytest.param(["--builtin", "classic", "f"], {"f": "kind: ConfigMap\n"}, "nothing to compare", id="no types"),
+])
+def test_trouble_is_reported_through_fail(args: list[str], files: dict[str, str], message: str) -> None:
+    with pytest.raises(Failed, match=message):
+        run(args, files)
+
+
+def test_compare_and_differences() -> None:
+    ours: Obj = {"kind": "K", "metadata": {"name": "a"}, "spec": {"x": [1, 2], "y": {"z": True}}}
+    theirs: Obj = {"kind": "K", "metadata": {"name": "a", "namespace": "ns", "labels": {"app.kubernetes.io/version": "1"}},
+                   "spec": {"x": [1], "y": {}, "w": "new"}, "status": {}}
+    assert comparable(theirs) == {"kind": "K", "metadata": {"name": "a"}, "spec": {"x": [1], "y": {}, "w": "new"}}
+    assert list(differences(ours, comparable(theirs))) == [
+        "spec.x: [1, 2] -> [1]", "spec.y.z: true -> (absent)", "spec.w: (absent) -> \"new\""]
+    changes, compared = compare([ours], [theirs])
+    assert compared == 1 and [(c.what, c.name, len(c.fields)) for c in changes] == [("changed", "a", 3)]
+    assert "status" in theirs and theirs["metadata"]["namespace"] == "ns"  # the input is not changed
+
+
+def test_the_command_line(shared: Path) -> None:
+    bundles = str(shared / "reference" / "kubevirt-operator-bundle")
+    same = run_fn(["catalog", "diff", "--builtin", "common-instancetypes", bundles])
+    assert (same.returncode, same.stderr) == (0, b"")
+    different = run_fn(["catalog", "diff", "--builtin", "common-instancetypes@main", bundles])
+    assert different.returncode == 1 and b"changed VirtualMachineClusterPreference windows.10\n" in different.stdout
+    missing = run_fn(["catalog", "diff", "--builtin", "common-instancetypes", "/nonexistent/file.yaml"])
+    assert missing.returncode == 2 and b"Traceback" not in missing.stderr
+    assert missing.stderr == b"kubevirt-krm: error: cannot read /nonexistent/file.yaml: No such file or directory\n"
