@@ -81,6 +81,14 @@ def test_stages(items: list[dict[str, Any]], stage: str, text: str) -> None:
     assert dict(results[0].tags)["stage"] == stage and text in results[0].message
 
 
+def test_schema_error_inside_a_list_names_the_item_in_the_field() -> None:
+    devices = {"interfaces": [{"name": "default", "masquerade": {}}, {"name": "b", "bridge": {}, "modle": "virtio"}]}
+    _, results = _render([make_vm({"domain": {"devices": devices}}, instancetype={"name": "it"}), instancetype()])
+    assert [r.message for r in results] == ["Object is not a valid VirtualMachine: spec.template.spec.domain.devices."
+                                            "interfaces.modle in body is a forbidden property"]
+    assert results[0].field_path == "spec.template.spec.domain.devices.interfaces[1].modle"
+
+
 def test_lookup_failures_are_ignored_at_admission() -> None:
     # the preference requirements fail with the preference alone before expand reports the missing instancetype
     pref = preference(requirements={"memory": {"guest": "2Gi"}})
