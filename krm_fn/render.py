@@ -26,6 +26,7 @@ from krm_fn.kubevirt.revision import PinnedContent, build_pinned_revision, is_in
 from krm_fn.kubevirt.webhooks import admission
 from krm_fn.render_spec import Mode, RendererSpec, RevisionsSpec
 from krm_fn.results import Result, not_yet_said
+from krm_fn.scope import clear_cluster_namespaces
 from krm_fn.validate import Problem, metadata_problems, validate_object
 
 __all__ = ["Mode", "RendererSpec", "RevisionsSpec", "is_vm", "render"]
@@ -219,14 +220,18 @@ class _Renderer:
 
     def commit(self, cr: Obj, vm_path: str) -> None:
         """Add ``cr`` to the generated objects unless it is there already (content-addressed names); give it a
-        path next to its VM's and the next free index in that file."""
-        ns = str(get(cr, ("metadata", "namespace")) or "")
+        path next to its VM's and the next free index in that file.
+
+        "There already" is by the namespace the revision lands in (:func:`krm_fn.index.namespace_of`: none is
+        ``default``, as everywhere): a VM without a namespace and one in ``default`` share one revision, written
+        as the first VM that needs it has it."""
+        ns = namespace_of(cr)
         name = str(cr["metadata"]["name"])
         key = (ns, name)
         if key in self._emitted:
             return
         self._emitted.add(key)
-        if self.index.get(KIND_CONTROLLER_REVISION, namespace_of(cr), name) is not None:
+        if self.index.get(KIND_CONTROLLER_REVISION, ns, name) is not None:
             return  # already in the ResourceList (a previous render): content-addressed, so identical
         if vm_path:
             path = vm_path
@@ -307,6 +312,9 @@ class Rendering:
             self.items, self.results = migrate(items, shared_revisions=spec.revisions.scope == "shared")
         else:
             self.items, self.results = items, deprecation_infos(items)
+        # cluster-scoped objects stamped with a namespace: stored without it (krm_fn.scope)
+        self.items, cleared = clear_cluster_namespaces(self.items, written=spec.mode != "validate")
+        self.results += cleared
         self.renderer = _Renderer(spec, Index(self.items, catalog_objects), self.items) \
             if spec.mode != "migrate" else None
         # every instancetype/preference among the items, as the cluster would admit it (errors, warnings)
