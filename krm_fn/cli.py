@@ -46,6 +46,7 @@ functionConfig (apiVersion: kubevirt-krm.dev/v1alpha1):
   kind: VirtualMachineRenderer     transformer / validator
     spec.mode: revisions (default) | expand | validate | migrate
     spec.catalog: {builtin: NAME | none, path: FILE}  where types missing from the input are looked up
+                  {scope: Cluster | Namespaced | Both}  the kinds it serves (default Cluster, as a cluster has)
     spec.revisions: {scope: per-vm | shared, repin: true|false, syncWave: N}
     spec.migrate: true              rewrite legacy flavor/v1alpha objects to v1beta1 first
     spec.validateOutput: true       validate every emitted object against the KubeVirt schema

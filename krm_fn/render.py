@@ -15,9 +15,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
+from krm_fn.hints import reference_results
 from krm_fn.index import WRAPPER_KINDS, Index, iter_objects, namespace_of
-from krm_fn.kube.api import ANN_INDEX, ANN_LEGACY_INDEX, ANN_LEGACY_PATH, ANN_PATH, KIND_CONTROLLER_REVISION, \
-    KIND_VM, LABEL_OBJECT_NAME, LABEL_OBJECT_VERSION, VM_API_VERSION, Family
+from krm_fn.kube.api import ANN_INDEX, ANN_LEGACY_INDEX, ANN_LEGACY_PATH, ANN_PATH, CLUSTER_SCOPED_KINDS, \
+    KIND_CONTROLLER_REVISION, KIND_VM, LABEL_OBJECT_NAME, LABEL_OBJECT_VERSION, TYPE_KINDS, VM_API_VERSION, Family
 from krm_fn.kube.paths import Obj, get
 from krm_fn.kubevirt.find import FindError, find_object, spec_from_revision
 from krm_fn.kubevirt.pipeline import Outcome, has_matchers, process_vm
@@ -160,6 +161,8 @@ class _Renderer:
             r = outcome.rejection
             self.results.append(Result.for_object(r.message, vm, field_path=r.field_path,
                                                   tags=(("stage", r.stage),)))
+            # what KubeVirt would not find either, with what was probably meant (krm_fn.hints)
+            self.results += reference_results(outcome.inferred or checked, r, self.index, vm)
             return vm
         if outcome.inferred is not None and outcome.inferred is not checked:  # inferFromVolume named objects
             problem = self.refused_reference(outcome.inferred)
@@ -289,6 +292,13 @@ class _Renderer:
                 vm, "info", field_path=f"spec.{family}.revisionName"))
 
 
+def _served(catalog_objects: Callable[[], Sequence[Obj]], scope: str) -> Callable[[], Sequence[Obj]]:
+    """The catalog objects the renderer takes the cluster to have: the kinds of ``spec.catalog.scope`` (by
+    default only the cluster-scoped ones, which is what virt-operator deploys)."""
+    kinds = {"Cluster": CLUSTER_SCOPED_KINDS, "Namespaced": TYPE_KINDS - CLUSTER_SCOPED_KINDS}.get(scope, TYPE_KINDS)
+    return lambda: [o for o in catalog_objects() if isinstance(o, dict) and o.get("kind") in kinds]
+
+
 @dataclass(slots=True)
 class ItemOutcome:
     """One input item rendered: the output item, its results, the revisions it needs (with its VM's path)."""
@@ -315,7 +325,7 @@ class Rendering:
         # cluster-scoped objects stamped with a namespace: stored without it (krm_fn.scope)
         self.items, cleared = clear_cluster_namespaces(self.items, written=spec.mode != "validate")
         self.results += cleared
-        self.renderer = _Renderer(spec, Index(self.items, catalog_objects), self.items) \
+        self.renderer = _Renderer(spec, Index(self.items, _served(catalog_objects, spec.catalog.scope)), self.items) \
             if spec.mode != "migrate" else None
         # every instancetype/preference among the items, as the cluster would admit it (errors, warnings)
         self.results += admission.results(self.items, self.renderer.index.memo if self.renderer else None)
