@@ -53,9 +53,19 @@ def reference_results(vm: Obj, rejection: Rejection, index: Index, report_on: Ob
 
 
 def _hint(vm: Obj, family: Family, err: FindError, index: Index) -> str | None:
+    """The hint for ``err``, once per matcher, namespace and error in a render (many VMs may share a typo)."""
     matcher = get2(vm, "spec", family)
     if not isinstance(matcher, dict) or matcher.get("revisionName"):
         return None
+    key = ("hints", family, str(matcher.get("kind") or ""), str(matcher.get("name") or ""), namespace_of(vm),
+           err.message)
+    if key not in index.memo:
+        index.memo[key] = _matcher_hint(vm, family, matcher, err, index)
+    hint: str | None = index.memo[key]
+    return hint
+
+
+def _matcher_hint(vm: Obj, family: Family, matcher: Obj, err: FindError, index: Index) -> str | None:
     raw_kind = matcher.get("kind") or ""
     try:
         kind = object_kind(family, str(raw_kind))

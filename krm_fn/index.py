@@ -127,8 +127,11 @@ class Index:
     def names(self, kind: str) -> dict[str, set[str]]:
         """Every name of ``kind`` among the indexed objects (not the fallback's), by namespace (``""`` for a
         cluster-scoped kind, :data:`ANY_NAMESPACE` for an object found in every namespace)."""
-        out: dict[str, set[str]] = {}
-        for k, ns, name in self._table:
-            if k == kind:
-                out.setdefault(ns, set()).add(name)
+        key = ("names", kind)
+        out: dict[str, set[str]] | None = self.memo.get(key)
+        if out is None:
+            out = self.memo[key] = {}
+            for k, ns, name in self._table:
+                if k == kind:
+                    out.setdefault(ns, set()).add(name)
         return out

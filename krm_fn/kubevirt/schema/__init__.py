@@ -244,7 +244,7 @@ def _validate(value: Any, node: Node, path: str, field: str, errs: list[SchemaEr
                     _validate(sub, entry[0], f"{path}.{key}", _child(field, key), errs)
             for key in node.required:
                 if key not in value:
-                    errs.append(SchemaError(f"{path}.{key} in body is required", field))
+                    errs.append(SchemaError(f"{path}.{key} in body is required", _child(field, key)))
         elif kind == MAP:
             values = node.values
             assert values is not None
@@ -427,7 +427,7 @@ def schema_errors(vm: dict[str, Any]) -> list[SchemaError]:
         if key not in TOP_LEVEL_KEYS:
             errs.append(SchemaError(f".{key} in body is a forbidden property", key))
     if "spec" not in vm:
-        errs.append(SchemaError("spec in body is required", ""))
+        errs.append(SchemaError("spec in body is required", "spec"))
     found: list[SchemaError] = []
     _validate(vm.get("spec"), spec_schema().definition(VM_SPEC_DEF), "spec", "spec", found)
     errs += _once(found)
