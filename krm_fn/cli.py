@@ -56,6 +56,7 @@ functionConfig (apiVersion: kubevirt-krm.dev/v1alpha1):
   kind: VirtualMachineRenderer     transformer / validator
     spec.mode: revisions (default) | expand | validate | migrate
     spec.catalog: {builtin: NAME | none, path: FILE, version}  where types missing from the input are looked up
+                  {scope: Cluster | Namespaced | Both}  the kinds it serves (default Cluster, as a cluster has)
     spec.kubevirtVersion: v1.9 | v1.10   the KubeVirt release the output is for (default v1.9)
     spec.revisions: {scope: per-vm | shared, repin: true|false, syncWave: N}
     spec.migrate: true              rewrite legacy flavor/v1alpha objects to v1beta1 first

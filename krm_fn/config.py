@@ -173,7 +173,8 @@ def load_dataclass(cls: type[Any], raw: Obj, path: str, *, flat: bool = False) -
                             else (path, f"unknown field {shown(key)} (known: {known})"))
             continue
         converted, ok = _convert(hints[f.name], value, sub, problems, flat)
-        check = FIELD_CHECKS.get((cls, f.name))
+        # a subclass (render_spec.FallbackCatalogSpec) keeps its base's checks
+        check = next((FIELD_CHECKS[(c, f.name)] for c in cls.__mro__ if (c, f.name) in FIELD_CHECKS), None)
         if ok and converted is not None and check is not None:
             for where, problem in check(converted):
                 problems.append((f"{sub}{where}", problem))

@@ -43,9 +43,14 @@ Key = tuple[str, str, str]
 
 
 def namespace_of(obj: Obj) -> str:
+    """The namespace ``obj`` lands in: its own, or ``default`` (kubectl, kustomize's resource ids)."""
+    return _namespace(obj) or DEFAULT_NAMESPACE
+
+
+def _namespace(obj: Obj) -> str:
     md = obj.get("metadata")
     ns = md.get("namespace") if isinstance(md, dict) else None
-    return str(ns) if ns else DEFAULT_NAMESPACE
+    return str(ns) if ns else ""
 
 
 def name_of(obj: Obj) -> str:
@@ -70,11 +75,19 @@ def iter_objects(items: Iterable[Any]) -> Iterable[Obj]:
             yield item
 
 
-class Index:
-    """Lookup tables over the ResourceList items, with the catalog as a lazily loaded fallback."""
+ANY_NAMESPACE: Final = "*"  # not a namespace name: the catalog's namespaced objects without one are in every namespace
 
-    def __init__(self, items: Sequence[Any], fallback: Callable[[], Sequence[Obj]] | None = None) -> None:
+
+class Index:
+    """Lookup tables over the ResourceList items, with the catalog as a lazily loaded fallback.
+
+    A namespaced object of the catalog without a namespace is found in every namespace (the catalog stands for
+    what the cluster has; the renderer passes only the kinds ``spec.catalog.scope`` serves)."""
+
+    def __init__(self, items: Sequence[Any], fallback: Callable[[], Sequence[Obj]] | None = None, *,
+                 unplaced: str = DEFAULT_NAMESPACE) -> None:
         self._table: dict[Key, Obj] = {}
+        self._unplaced = unplaced  # the namespace of a namespaced object without one
         self._add(items)
         self._fallback = fallback
         self._fallback_index: Index | None = None
@@ -91,15 +104,34 @@ class Index:
             group = INDEXED_KINDS.get(kind)
             if group is None or _group(obj.get("apiVersion")) != group:
                 continue
-            ns = "" if kind in CLUSTER_SCOPED_KINDS else namespace_of(obj)
+            ns = "" if kind in CLUSTER_SCOPED_KINDS else _namespace(obj) or self._unplaced
             table.setdefault((kind, ns, name_of(obj)), obj)
 
     def get(self, kind: str, namespace: str, name: str, *, fallback: bool = False) -> Obj | None:
         """The object, or ``None``; ``fallback`` also consults the catalog (loaded on first use)."""
         ns = "" if kind in CLUSTER_SCOPED_KINDS else (namespace or DEFAULT_NAMESPACE)
         obj = self._table.get((kind, ns, name))
-        if obj is None and fallback and self._fallback is not None:
-            if self._fallback_index is None:
-                self._fallback_index = Index(list(self._fallback()))
-            obj = self._fallback_index.get(kind, namespace, name)
+        if obj is None and ns:
+            obj = self._table.get((kind, ANY_NAMESPACE, name))
+        if obj is None and fallback:
+            catalog = self.catalog()
+            obj = catalog.get(kind, namespace, name) if catalog is not None else None
         return obj
+
+    def catalog(self) -> Index | None:
+        """The fallback's objects, indexed on first use (None without a fallback)."""
+        if self._fallback_index is None and self._fallback is not None:
+            self._fallback_index = Index(list(self._fallback()), unplaced=ANY_NAMESPACE)
+        return self._fallback_index
+
+    def names(self, kind: str) -> dict[str, set[str]]:
+        """Every name of ``kind`` among the indexed objects (not the fallback's), by namespace (``""`` for a
+        cluster-scoped kind, :data:`ANY_NAMESPACE` for an object found in every namespace)."""
+        key = ("names", kind)
+        out: dict[str, set[str]] | None = self.memo.get(key)
+        if out is None:
+            out = self.memo[key] = {}
+            for k, ns, name in self._table:
+                if k == kind:
+                    out.setdefault(ns, set()).add(name)
+        return out

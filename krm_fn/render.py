@@ -15,10 +15,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
+from krm_fn.hints import reference_results
 from krm_fn.index import WRAPPER_KINDS, Index, iter_objects, namespace_of
 from krm_fn.kube import kpt_annotations
-from krm_fn.kube.api import ANN_INDEX, ANN_PATH, KIND_CONTROLLER_REVISION, KIND_VM, LABEL_OBJECT_NAME, \
-    LABEL_OBJECT_VERSION, VM_API_VERSION, Family
+from krm_fn.kube.api import ANN_INDEX, ANN_PATH, CLUSTER_SCOPED_KINDS, KIND_CONTROLLER_REVISION, KIND_VM, \
+    LABEL_OBJECT_NAME, LABEL_OBJECT_VERSION, TYPE_KINDS, VM_API_VERSION, Family
 from krm_fn.kube.paths import Obj, get
 from krm_fn.kubevirt.find import FindError, find_object, spec_from_revision
 from krm_fn.kubevirt.pipeline import Outcome, has_matchers, process_vm
@@ -28,6 +29,7 @@ from krm_fn.kubevirt.webhooks import admission
 from krm_fn.kubevirt_versions import release
 from krm_fn.render_spec import Mode, RendererSpec, RevisionsSpec
 from krm_fn.results import Result, not_yet_said
+from krm_fn.scope import clear_cluster_namespaces
 from krm_fn.validate import Problem, metadata_problems
 
 __all__ = ["Mode", "RendererSpec", "RevisionsSpec", "is_vm", "render"]
@@ -155,6 +157,8 @@ class _Renderer:
             r = outcome.rejection
             self.results.append(Result.for_object(r.message, vm, field_path=r.field_path,
                                                   tags=(("stage", r.stage),)))
+            # what KubeVirt would not find either, with what was probably meant (krm_fn.hints)
+            self.results += reference_results(outcome.inferred or checked, r, self.index, vm)
             return vm
         if outcome.inferred is not None and outcome.inferred is not checked:  # inferFromVolume named objects
             problem = self.refused_reference(outcome.inferred)
@@ -215,14 +219,18 @@ class _Renderer:
 
     def commit(self, cr: Obj, vm_path: str) -> None:
         """Add ``cr`` to the generated objects unless it is there already (content-addressed names); give it a
-        path next to its VM's and the next free index in that file."""
-        ns = str(get(cr, ("metadata", "namespace")) or "")
+        path next to its VM's and the next free index in that file.
+
+        "There already" is by the namespace the revision lands in (:func:`krm_fn.index.namespace_of`: none is
+        ``default``, as everywhere): a VM without a namespace and one in ``default`` share one revision, written
+        as the first VM that needs it has it."""
+        ns = namespace_of(cr)
         name = str(cr["metadata"]["name"])
         key = (ns, name)
         if key in self._emitted:
             return
         self._emitted.add(key)
-        if self.index.get(KIND_CONTROLLER_REVISION, namespace_of(cr), name) is not None:
+        if self.index.get(KIND_CONTROLLER_REVISION, ns, name) is not None:
             return  # already in the ResourceList (a previous render): content-addressed, so identical
         if vm_path:
             path = vm_path
@@ -280,6 +288,13 @@ class _Renderer:
                 vm, "info", field_path=f"spec.{family}.revisionName"))
 
 
+def _served(catalog_objects: Callable[[], Sequence[Obj]], scope: str) -> Callable[[], Sequence[Obj]]:
+    """The catalog objects the renderer takes the cluster to have: the kinds of ``spec.catalog.scope`` (by
+    default only the cluster-scoped ones, which is what virt-operator deploys)."""
+    kinds = {"Cluster": CLUSTER_SCOPED_KINDS, "Namespaced": TYPE_KINDS - CLUSTER_SCOPED_KINDS}.get(scope, TYPE_KINDS)
+    return lambda: [o for o in catalog_objects() if isinstance(o, dict) and o.get("kind") in kinds]
+
+
 @dataclass(slots=True)
 class ItemOutcome:
     """One input item rendered: the output item, its results, the revisions it needs (with its VM's path)."""
@@ -303,7 +318,10 @@ class Rendering:
             self.items, self.results = migrate(items, shared_revisions=spec.revisions.scope == "shared")
         else:
             self.items, self.results = items, deprecation_infos(items)
-        self.renderer = _Renderer(spec, Index(self.items, catalog_objects), self.items) \
+        # cluster-scoped objects stamped with a namespace: stored without it (krm_fn.scope)
+        self.items, cleared = clear_cluster_namespaces(self.items, written=spec.mode != "validate")
+        self.results += cleared
+        self.renderer = _Renderer(spec, Index(self.items, _served(catalog_objects, spec.catalog.scope)), self.items) \
             if spec.mode != "migrate" else None
         # every instancetype/preference among the items, as the cluster would admit it (errors, warnings)
         admitted = admission.results(self.items, self.renderer.index.memo if self.renderer else None)

@@ -25,12 +25,22 @@ class RevisionsSpec:
 
 
 @dataclass(frozen=True, slots=True)
+class FallbackCatalogSpec(CatalogSpec):
+    """``spec.catalog``: the generator's settings, for the objects a cluster is taken to have besides the items.
+    virt-operator deploys only the cluster-scoped common-instancetypes, so ``scope`` defaults to ``Cluster``
+    there: a VM naming a namespaced kind is not served from the catalog unless asked (``Namespaced``, ``Both``)."""
+
+    scope: Literal["Cluster", "Namespaced", "Both"] = "Cluster"
+
+
+@dataclass(frozen=True, slots=True)
 class RendererSpec:
     mode: Mode = "revisions"
     cluster: ClusterConfig = field(default_factory=ClusterConfig)
     revisions: RevisionsSpec = field(default_factory=RevisionsSpec)
-    # where instancetypes/preferences missing from the items come from (builtin "none": nowhere)
-    catalog: CatalogSpec = field(default_factory=CatalogSpec)
+    # where instancetypes/preferences missing from the items come from (builtin "none": nowhere); only the
+    # cluster-scoped kinds unless ``scope`` says otherwise
+    catalog: FallbackCatalogSpec = field(default_factory=FallbackCatalogSpec)
     # the KubeVirt release the output is for (krm_fn.kubevirt_versions: the revisions' object-version, the
     # default catalog.version); unset: the table's default release
     kubevirt_version: KubevirtVersion | None = None

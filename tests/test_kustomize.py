@@ -216,3 +216,56 @@ def test_krm_function_exec_annotation_with_standalone_kustomize(tmp_path: Path) 
                           capture_output=True, text=True, env=tool_env(tmp_path), timeout=300)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout == (EXAMPLE / "expected.yaml").read_text()
+
+
+# --- docs/revisions.md "Namespaces and the order of functions": namespace: + generator + renderer (issue 15) ----
+
+def _recipe(directory: Path, vms: str, namespace: str | None) -> Path:
+    """The documented kustomization: ``namespace:`` (when given), the catalog generator, the renderer pinning
+    with shared revisions; the VMs and the generator config from examples/kustomize-plugin."""
+    directory.mkdir()
+    shutil.copy(EXAMPLE / "catalog.yaml", directory / "catalog.yaml")
+    (directory / "vms.yaml").write_text(vms)
+    (directory / "prerender.yaml").write_text(
+        "apiVersion: kubevirt-krm.dev/v1alpha1\nkind: VirtualMachineRenderer\nmetadata:\n  name: prerender\n"
+        "spec:\n  mode: revisions\n  revisions:\n    scope: shared\n  catalog:\n    builtin: none\n")
+    head = f"namespace: {namespace}\n" if namespace else ""
+    (directory / "kustomization.yaml").write_text(
+        f"{head}resources: [vms.yaml]\ngenerators: [catalog.yaml]\ntransformers: [prerender.yaml]\n")
+    return directory
+
+
+def test_documented_namespace_recipe_pins_the_vms(plugin_home: Path, tmp_path: Path) -> None:
+    """kustomize stamps ``namespace:`` on the generated cluster instancetypes too (it does not know the kinds are
+    cluster-scoped). The API server would store them without it; so does the renderer: the build succeeds and
+    gives exactly what the same VMs written in that namespace give, without the stamp."""
+    vms = (EXAMPLE / "vms" / "vms.yaml").read_text()
+    stamped = kustomize(_recipe(tmp_path / "stamped", vms, "team-b"), plugin_home)
+    assert stamped.returncode == 0, stamped.stderr
+    reference = kustomize(_recipe(tmp_path / "plain", vms.replace("namespace: apps", "namespace: team-b"), None),
+                          plugin_home)
+    assert reference.returncode == 0, reference.stderr
+    assert stamped.stdout == reference.stdout
+    docs = list(yaml.safe_load_all(stamped.stdout))
+    for doc in docs:
+        if doc["kind"] in CATALOG_KINDS:
+            assert "namespace" not in doc["metadata"]
+        else:
+            assert doc["metadata"]["namespace"] == "team-b"
+    revisions = {d["metadata"]["name"] for d in docs if d["kind"] == "ControllerRevision"}
+    pins = {vm["spec"][f]["revisionName"] for vm in docs if vm["kind"] == "VirtualMachine"
+            for f in ("instancetype", "preference") if f in vm["spec"]}
+    assert pins == revisions and len(revisions) == 3  # u1.medium, u1.small, fedora: shared by db and web
+
+
+def test_shared_revisions_of_vms_with_and_without_a_namespace(plugin_home: Path, tmp_path: Path) -> None:
+    """kustomize takes an object without a namespace to be in ``default`` (its resource ids): a VM without one
+    and a VM in ``default`` share one revision, or kustomize refuses the output (one id twice)."""
+    vms = (EXAMPLE / "vms" / "vms.yaml").read_text()
+    vms = vms.replace("  namespace: apps\n", "", 1).replace("namespace: apps", "namespace: default")
+    proc = kustomize(_recipe(tmp_path / "app", vms, None), plugin_home)
+    assert proc.returncode == 0, proc.stderr
+    docs = list(yaml.safe_load_all(proc.stdout))
+    namespaces = {d["metadata"]["name"]: d["metadata"].get("namespace") for d in docs if d["kind"] == "VirtualMachine"}
+    assert namespaces == {"db": None, "web": "default"}
+    assert len([d for d in docs if d["kind"] == "ControllerRevision"]) == 3

@@ -1,7 +1,7 @@
 """What KubeVirt does to a VirtualMachine created in a cluster, then what expand returns for it: one VM
 through named stages; the first failure ends it (``shared/conformance/README.md``).
 
-1. ``schema``: the OpenAPI validator of virt-api (:func:`krm_fn.kubevirt.schema.validate_vm`);
+1. ``schema``: the OpenAPI validator of virt-api (:func:`krm_fn.kubevirt.schema.schema_errors`);
 2. ``mutate``: the mutating webhook (:mod:`krm_fn.kubevirt.webhooks.vm.mutator`): matcher validation,
    ``inferFromVolume``, the preference values it persists;
 3. ``admit``: the validating webhook (:mod:`krm_fn.kubevirt.webhooks.vm.admitter`) on a copy: spread check,
@@ -24,7 +24,7 @@ from krm_fn.kubevirt.expand import expand
 from krm_fn.kubevirt.find import FindError, Found, find_spec
 from krm_fn.kubevirt.quantity import QuantityCache
 from krm_fn.kubevirt.rejection import Rejection
-from krm_fn.kubevirt.schema import encode_shared, validate_vm
+from krm_fn.kubevirt.schema import encode_shared, schema_errors
 from krm_fn.kubevirt.vmcopy import expand_copy
 from krm_fn.kubevirt.webhooks.vm.admitter import admit, conflicts_rejection, requirements_rejection, spread_rejection
 from krm_fn.kubevirt.webhooks.vm.mutator import mutate, persist_preferences
@@ -79,8 +79,12 @@ def _spec(result: Lookup) -> Obj | None:
 
 
 def check_schema(vm: Obj) -> Rejection | None:
-    errors = validate_vm(vm)
-    return Rejection("schema", ", ".join(errors)) if errors else None
+    """virt-api's message (every cause joined with ``", "``, as ``ToAdmissionResponse`` does); the result's field is
+    the precise place of the first cause, list indexes included (the messages have none)."""
+    errors = schema_errors(vm)
+    if not errors:
+        return None
+    return Rejection("schema", ", ".join(e.message for e in errors), errors[0].field or None)
 
 
 def process_vm(vm: Obj, index: Index, cluster: ClusterConfig) -> Outcome:

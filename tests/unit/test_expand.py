@@ -77,8 +77,16 @@ def test_rejected_vm_stays_and_gets_an_error_result() -> None:
 ])
 def test_stages(items: list[dict[str, Any]], stage: str, text: str) -> None:
     out, results = _render(items)
-    assert len(results) == 1
     assert dict(results[0].tags)["stage"] == stage and text in results[0].message
+    assert all(dict(r.tags)["stage"] == "find" for r in results[1:])  # hints only (krm_fn.hints)
+
+
+def test_schema_error_inside_a_list_names_the_item_in_the_field() -> None:
+    devices = {"interfaces": [{"name": "default", "masquerade": {}}, {"name": "b", "bridge": {}, "modle": "virtio"}]}
+    _, results = _render([make_vm({"domain": {"devices": devices}}, instancetype={"name": "it"}), instancetype()])
+    assert [r.message for r in results] == ["Object is not a valid VirtualMachine: spec.template.spec.domain.devices."
+                                            "interfaces.modle in body is a forbidden property"]
+    assert results[0].field_path == "spec.template.spec.domain.devices.interfaces[1].modle"
 
 
 def test_lookup_failures_are_ignored_at_admission() -> None:
@@ -157,5 +165,6 @@ def test_namespaced_objects_follow_the_vm_namespace() -> None:
     out, results = _render([it, make_vm(instancetype={"name": "it", "kind": "VirtualMachineInstancetype"}),
                             make_vm(name="b", namespace="ns2",
                                     instancetype={"name": "it", "kind": "VirtualMachineInstancetype"})])
-    assert [dict(r.tags)["stage"] for r in results] == ["expand"]
-    assert results[0].resource_ref is not None and results[0].resource_ref.namespace == "ns2"
+    assert [dict(r.tags)["stage"] for r in results] == ["expand", "find"]
+    assert all(r.resource_ref is not None and r.resource_ref.namespace == "ns2" for r in results)
+    assert 'exists in namespace "ns1"' in results[1].message

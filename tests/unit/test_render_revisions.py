@@ -158,6 +158,21 @@ def test_shared_scope_one_revision_per_namespace() -> None:
         assert vm["spec"]["instancetype"]["revisionName"] == crs[0]["metadata"]["name"]
 
 
+def test_no_namespace_is_the_default_namespace_for_shared_revisions() -> None:
+    """One rule for "no namespace" (issue 15): an object without one lands in ``default`` (kubectl, kustomize's
+    resource ids, our lookups). A VM without a namespace and one in ``default`` need the same revision: it is
+    written once, as the first of them has it (two copies would be one object twice to kustomize)."""
+    for order in (["", "default"], ["default", ""]):
+        vms = [make_vm(name=f"vm{i}", namespace=ns or None, instancetype={"name": "it"}) for i, ns in enumerate(order)]
+        out, results = _render([instancetype(), *vms], SHARED)
+        crs = [o for o in out if o["kind"] == "ControllerRevision"]
+        assert results == [] and len(crs) == 1
+        assert crs[0]["metadata"].get("namespace") == (order[0] or None)
+        assert {vm["spec"]["instancetype"]["revisionName"] for vm in out[1:3]} == {crs[0]["metadata"]["name"]}
+        again, _ = _render(out, SHARED)
+        assert all(a is b for a, b in zip(again, out)) and len(again) == len(out)
+
+
 def test_namespaced_and_cluster_kinds_of_one_name_get_different_revisions() -> None:
     ns_it = {**instancetype(cpu=4), "kind": "VirtualMachineInstancetype"}
     ns_it["metadata"] = {**ns_it["metadata"], "namespace": "ns1"}

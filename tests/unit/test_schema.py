@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from krm_fn.kubevirt.schema import encode_object, validate_vm
+from krm_fn.kubevirt.schema import SchemaError, encode_object, schema_errors, validate_vm
 from tests.engine_support import make_vm, shared_dir
 
 REPO = Path(__file__).resolve().parents[2]
@@ -48,8 +48,8 @@ def _with(path: tuple[str, ...], value: Any) -> dict[str, Any]:
                  ["spec.template.spec.dnsPolicy in body should be one of [ClusterFirst ClusterFirstWithHostNet "
                   "Default None]"], id="enum"),
     pytest.param(_with(("spec", "template", "spec", "volumes"), [{"name": "v", "emptyDisk": {}}]),
-                 ["spec.template.spec.volumes.0.emptyDisk.capacity in body is required"],
-                 id="required, array index path"),
+                 ["spec.template.spec.volumes.emptyDisk.capacity in body is required"],
+                 id="required inside a list: no index in the message"),
     pytest.param(_with(("spec", "template", "spec", "volumes"), [{"containerDisk": {"image": "x"}}]), [],
                  id="required with a default is not enforced (volume name)"),
     pytest.param(_with(("spec", "template", "spec", "domain", "devices", "disks"), [{"disk": {}}]), [],
@@ -65,6 +65,69 @@ def test_validate_vm(vm: dict[str, Any], errors: list[str]) -> None:
     assert validate_vm(vm) == errors
 
 
+# go-openapi (virt-api's validator) builds a node's validators once, with the path the node was reached by, and
+# renames only the top validator of each list item: every message from inside an item carries the list's path
+# without the index (issue 15: ``interfaces.modle``, ``volumes.containerDisk.imagePullPolicy``, found by running
+# KubeVirt's validator). The result's field keeps the precise place, indexes included.
+DEVICES = "spec.template.spec.domain.devices"
+_PULL = "in body should be one of [Always IfNotPresent Never]"
+
+
+@pytest.mark.parametrize(("template_spec", "expected"), [
+    pytest.param({"domain": {"devices": {"interfaces": [{"name": "default", "masquerade": {}},
+                                                        {"name": "b", "bridge": {}, "modle": "virtio"}]}}},
+                 [(f"{DEVICES}.interfaces.modle in body is a forbidden property", f"{DEVICES}.interfaces[1].modle")],
+                 id="forbidden property"),
+    pytest.param({"domain": {"devices": {}}, "volumes": [{"name": "r", "containerDisk": {
+        "image": "x", "imagePullPolicy": "Sometimes"}}]},
+                 [(f"spec.template.spec.volumes.containerDisk.imagePullPolicy {_PULL}",
+                   "spec.template.spec.volumes[0].containerDisk.imagePullPolicy")], id="enum"),
+    pytest.param({"domain": {"devices": {"disks": [{"name": "d", "bootOrder": "1"}]}}},
+                 [(f'{DEVICES}.disks.bootOrder in body must be of type integer: "string"',
+                   f"{DEVICES}.disks[0].bootOrder")], id="type"),
+    pytest.param({"domain": {"devices": {}}, "volumes": [{"name": "e", "emptyDisk": {}}]},
+                 [("spec.template.spec.volumes.emptyDisk.capacity in body is required",
+                   "spec.template.spec.volumes[0].emptyDisk.capacity")], id="required: the missing field"),
+    pytest.param({"domain": {"devices": {}}, "volumes": ["rootdisk"]},
+                 [('spec.template.spec.volumes in body must be of type object: "string"', "spec.template.spec.volumes[0]")],
+                 id="an item of the wrong type: the list's own path"),
+    pytest.param({"domain": {"devices": {"interfaces": [{"name": "a", "bridge": {},
+                                                         "ports": [{"port": 80}, {"port": 81, "bogus": 1}]}]}}},
+                 [(f"{DEVICES}.interfaces.ports.bogus in body is a forbidden property",
+                   f"{DEVICES}.interfaces[0].ports[1].bogus")], id="a list in a list: neither index"),
+    pytest.param({"domain": {"devices": {"interfaces": [{"name": "a", "bridge": {}, "modle": "x"},
+                                                        {"name": "b", "bridge": {}, "modle": "y"}]}}},
+                 [(f"{DEVICES}.interfaces.modle in body is a forbidden property", f"{DEVICES}.interfaces[0].modle")],
+                 id="the same message twice is kept once (go-openapi Result.AddErrors), first place"),
+])
+def test_messages_inside_lists(template_spec: dict[str, Any], expected: list[tuple[str, str]]) -> None:
+    assert schema_errors(make_vm(template_spec)) == [SchemaError(m, f) for m, f in expected]
+
+
+# go-openapi runs every validator that applies to a value (type, format, items, enum, object), and its type
+# validator judges a value that is neither a string nor a list against the format first (validate/type.go).
+@pytest.mark.parametrize(("template_spec", "expected"), [
+    pytest.param({"domain": {"devices": {}}, "dnsPolicy": 5},
+                 ['spec.template.spec.dnsPolicy in body must be of type string: "number"',
+                  "spec.template.spec.dnsPolicy in body should be one of [ClusterFirst ClusterFirstWithHostNet "
+                  "Default None]"], id="wrong type for an enum: both"),
+    pytest.param({"domain": {"devices": {}}, "dnsPolicy": None},
+                 ['spec.template.spec.dnsPolicy in body must be of type string: "null"',
+                  "spec.template.spec.dnsPolicy in body should be one of [ClusterFirst ClusterFirstWithHostNet "
+                  "Default None]"], id="null for an enum: both"),
+    pytest.param({"domain": {"devices": {"disks": [{"name": "d", "bootOrder": True}]}}},
+                 [f'{DEVICES}.disks.bootOrder in body must be of type int32: ""'], id="a boolean for an int32"),
+    pytest.param({"domain": {"devices": {}, "memory": {"guest": {"size": "1Gi"}}}},
+                 ['spec.template.spec.domain.memory.guest in body must be of type string,integer,number: "object"',
+                  "spec.template.spec.domain.memory.guest.size in body is a forbidden property"],
+                 id="a map for a quantity: virt-api closes every definition"),
+    pytest.param({"domain": {"devices": {"id": "x", "$schema": "y"}}}, [],
+                 id="id and $schema are never forbidden properties"),
+])
+def test_every_applicable_check_runs(template_spec: dict[str, Any], expected: list[str]) -> None:
+    assert validate_vm(make_vm(template_spec)) == expected
+
+
 # The API server decodes a JSON number beyond int64 as a float; go-openapi takes a float for an integer only
 # up to 2^53 (swag.IsFloat64AJSONInteger). Within int64 the format is not a range (bootOrder is a Go uint).
 @pytest.mark.parametrize(("value", "ok"), [
@@ -74,7 +137,7 @@ def test_validate_vm(vm: dict[str, Any], errors: list[str]) -> None:
 def test_integers_beyond_what_the_api_server_decodes_as_integers(value: float, ok: bool) -> None:
     vm = make_vm({"domain": {"devices": {"disks": [{"name": "d", "bootOrder": value}]}}})
     errors = validate_vm(vm)
-    assert errors == ([] if ok else ['spec.template.spec.domain.devices.disks.0.bootOrder in body must be of type '
+    assert errors == ([] if ok else ['spec.template.spec.domain.devices.disks.bootOrder in body must be of type '
                                      'int32: "double"'])
 
 

@@ -44,6 +44,7 @@ KIND_ALIASES: Final[dict[Family, dict[str, str]]] = {
 }
 # where client-go's scheme is created (the decoder names the scheme by that call site)
 CLIENT_SCHEME: Final = "kubevirt.io/client-go/kubevirt/scheme/register.go:44"
+UNEXPECTED_TYPE: Final = "unexpected type in ControllerRevision: "
 STATUS_REF: Final[dict[Family, str]] = {"instancetype": "instancetypeRef", "preference": "preferenceRef"}
 
 
@@ -93,6 +94,10 @@ def find_object(vm: Obj, family: Family, index: Index) -> tuple[str, Obj]:
 def spec_from_revision(cr: Obj, family: Family) -> Found:
     """The spec embedded in a ControllerRevision (``v1beta1`` only)."""
     data: Any = cr.get("data")
+    if data is None:
+        # no ``data`` (or null): an empty RawExtension is not decoded at all, and the type switch on the nil
+        # object says so (``compatibility.GetInstancetypeSpec``/``GetPreferenceSpec``)
+        raise FindError(f"{UNEXPECTED_TYPE}<nil>")
     if isinstance(data, (str, bytes)):
         try:
             data = json.loads(data)
@@ -109,7 +114,7 @@ def spec_from_revision(cr: Obj, family: Family) -> Found:
         raise FindError(f'failed to decode object in ControllerRevision: no kind "{kind}" is registered for '
                         f'version "{api_version}" in scheme "{CLIENT_SCHEME}"')
     if kind not in FAMILY_KINDS[family]:
-        raise FindError(f"unexpected type in ControllerRevision: *v1beta1.{kind}")
+        raise FindError(f"{UNEXPECTED_TYPE}*v1beta1.{kind}")
     spec = data.get("spec")
     return Found(spec if isinstance(spec, dict) else {}, None, kind)
 

@@ -22,7 +22,7 @@ from collections.abc import Callable
 from functools import cache
 from itertools import islice
 from importlib import resources
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 from krm_fn.kube.paths import copy_json
 from krm_fn.kubevirt.quantity import QuantityError, is_canonical_text, round_trip
@@ -117,13 +117,14 @@ class Schema:
         if "enum" in schema:
             node.enum = tuple(schema["enum"])
         node.fmt = schema.get("format", "")
+        # virt-api sets additionalProperties: false on every definition, whatever its type
+        node.closed = self._closed and is_def
         node.minimum = schema.get("minimum")
         node.maximum = schema.get("maximum")
         if node.name == QUANTITY_DEF:
             node.kind = QTY
         elif "properties" in schema:
             node.kind = OBJ
-            node.closed = self._closed and is_def
             props: dict[str, tuple[Node, str]] = {}
             must: list[tuple[str, str, Node]] = []
             for pname, pschema in schema["properties"].items():
@@ -184,97 +185,117 @@ def open_schema() -> Schema:
 
 
 # --- validation -------------------------------------------------------------------------------
-def _json_type(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, (int, float)):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list):
-        return "array"
-    if isinstance(value, dict):
-        return "object"
-    return "object"
-
-
 def _go_value(v: Any) -> str:
     if isinstance(v, bool):
         return "true" if v else "false"
     return str(v)
 
 
-def _validate(value: Any, node: Node, path: str, errs: list[str]) -> None:
-    types = node.types
+class SchemaError(NamedTuple):
+    """One validator message (go-openapi's text, whose path has no list indexes) and the precise kpt field path
+    of the value it is about (``spec.template.spec.volumes[0].containerDisk``)."""
+
+    message: str
+    field: str
+
+
+def _validate(value: Any, node: Node, path: str, field: str, errs: list[SchemaError]) -> None:
+    """go-openapi's messages for ``value`` at ``path`` (``field``: the same place with list indexes).
+
+    As go-openapi's ``SchemaValidator``, every check that applies to the value runs, in its order (type,
+    format, array items, enum, object), so a value of the wrong type can also fail the enum or, for a map
+    given to a definition, name forbidden properties.
+
+    go-openapi builds the validators of a schema node once, with the path the node was reached by, and only
+    renames the top validator of each array item (``<array>.<i>``): every message from inside an item,
+    whatever its type, carries the array's path without the index (``interfaces.modle``, not
+    ``interfaces.0.modle``). So list items keep ``path`` and only ``field`` gets the index."""
     if value is None:
+        types = node.types
         if types and "null" not in types and not node.nullable:
-            errs.append(f'{path} in body must be of type {",".join(types)}: "null"')
+            errs.append(SchemaError(f'{path} in body must be of type {",".join(types)}: "null"', field))
+        if node.enum is not None:
+            errs.append(SchemaError(_enum_message(path, node.enum), field))
         return
-    if types:
-        vt = type(value)
-        jt = "object" if vt is dict else "array" if vt is list else "string" if vt is str else _json_type(value)
-        if jt not in types:
-            if jt == "number" and "integer" in types and not isinstance(value, bool):
-                if isinstance(value, float) and (not value.is_integer() or abs(value) > _JSON_INTEGER):
-                    if node.fmt in ("int32", "int64"):
-                        errs.append(f'{path} in body must be of type {node.fmt}: "double"')
-                    else:
-                        errs.append(f'{path} in body must be of type {",".join(types)}: "number"')
-                    return
-            else:
-                errs.append(f'{path} in body must be of type {",".join(types)}: "{jt}"')
-                return
-        elif jt == "number" and types == ("integer",) and isinstance(value, float) and not value.is_integer():
-            errs.append(f'{path} in body must be of type integer: "number"')
-            return
-        if type(value) is int and node.fmt in _INT_FORMATS and not _INT64_LOW <= value <= _INT64_HIGH:
-            errs.append(f'{path} in body must be of type {node.fmt}: "double"')  # a float to the API server
-            return
-    if node.enum is not None and value not in node.enum:
-        vals = " ".join(_go_value(v) for v in node.enum)
-        errs.append(f"{path} in body should be one of [{vals}]")
+    problem = _type_problem(value, node)
+    if problem:
+        errs.append(SchemaError(f"{path} in body must be of type {problem}", field))
     kind = node.kind
-    if kind == OBJ:
-        if not isinstance(value, dict):
-            return
-        props = node.props
+    vt = type(value)
+    if kind == ARR and vt is list:
+        items = node.items
+        assert items is not None
+        for i, sub in enumerate(value):
+            if type(sub) not in items.fast:
+                _validate(sub, items, path, f"{field}[{i}]", errs)
+    if node.enum is not None and value not in node.enum:
+        errs.append(SchemaError(_enum_message(path, node.enum), field))
+    if vt is dict:
         if node.closed:
+            props = node.props
             for key in value:
-                if key not in props:
-                    errs.append(f"{path}.{key} in body is a forbidden property")
-        for key, sub in value.items():
-            entry = props.get(key)
-            if entry is not None:
-                child = entry[0]
-                if type(sub) in child.fast:
-                    continue
-                _validate(sub, child, f"{path}.{key}", errs)
-        for key in node.required:
-            if key not in value:
-                errs.append(f"{path}.{key} in body is required")
-    elif kind == ARR:
-        if isinstance(value, list):
-            items = node.items
-            assert items is not None
-            for i, sub in enumerate(value):
-                if type(sub) in items.fast:
-                    continue
-                _validate(sub, items, f"{path}.{i}", errs)
-    elif kind == MAP:
-        if isinstance(value, dict):
+                if key not in props and key not in _NEVER_FORBIDDEN:
+                    errs.append(SchemaError(f"{path}.{key} in body is a forbidden property", _child(field, key)))
+        if kind == OBJ:
+            props = node.props
+            for key, sub in value.items():
+                entry = props.get(key)
+                if entry is not None and type(sub) not in entry[0].fast:
+                    _validate(sub, entry[0], f"{path}.{key}", _child(field, key), errs)
+            for key in node.required:
+                if key not in value:
+                    errs.append(SchemaError(f"{path}.{key} in body is required", _child(field, key)))
+        elif kind == MAP:
             values = node.values
             assert values is not None
             for key, sub in value.items():
-                if type(sub) in values.fast:
-                    continue
-                _validate(sub, values, f"{path}.{key}", errs)
-    elif kind == QTY:
+                if type(sub) not in values.fast:
+                    _validate(sub, values, f"{path}.{key}", _child(field, key), errs)
+    if kind == QTY and not problem and vt is not bool:
         try:
             round_trip(value)
         except QuantityError as err:
-            errs.append(f"{path}: {err}")
+            errs.append(SchemaError(f"{path}: {err}", field))
+
+
+# go-openapi never calls these keys forbidden (JSON schema's own), even with additionalProperties: false
+_NEVER_FORBIDDEN: Final = frozenset({"$schema", "id"})
+
+
+def _enum_message(path: str, enum: tuple[Any, ...]) -> str:
+    return f"{path} in body should be one of [{' '.join(_go_value(v) for v in enum)}]"
+
+
+def _type_problem(value: Any, node: Node) -> str | None:
+    """go-openapi's ``typeValidator`` on a value decoded by ``encoding/json`` (every number a float64):
+    ``<type>: "<data type>"`` after ``must be of type``, or None. A value that is neither a string nor an array
+    is judged against the format first (``int32: "double"`` for a fraction, ``int32: ""`` for a boolean)."""
+    types, fmt = node.types, node.fmt
+    if not types and not fmt:
+        return None
+    vt = type(value)
+    data_type = _JSON_TYPE.get(vt, "number")
+    data_format = "double" if data_type == "number" else ""
+    integral = data_type == "number" and "integer" in types and _is_json_integer(value, fmt)
+    if vt is not str and vt is not list and fmt and not (data_type in types or data_format == fmt or integral):
+        return f'{fmt}: "{data_format}"'
+    if fmt and (vt is str or vt is list) and "number" not in types and "integer" not in types:
+        return None
+    if data_type in types or integral:
+        return None
+    return f'{",".join(types)}: "{data_type}"'
+
+
+def _is_json_integer(value: Any, fmt: str) -> bool:
+    """An integer for go-openapi: a float64 with an integral value up to 2^53 (``swag.IsFloat64AJSONInteger``).
+    An integer literal within int64 counts too (the API server writes it back as an integer)."""
+    if type(value) is int:
+        return _INT64_LOW <= value <= _INT64_HIGH
+    return isinstance(value, float) and value.is_integer() and abs(value) <= _JSON_INTEGER
+
+
+def _child(field: str, key: str) -> str:
+    return f"{field}.{key}" if field else key
 
 
 # --- fast check: True only when _validate reports nothing (False: run _validate for the messages) -----
@@ -396,20 +417,40 @@ def _vm_ok(vm: dict[str, Any]) -> bool:
             and (type(status) in status_node.accept or _checker(status_node)(status)))
 
 
-def validate_vm(vm: dict[str, Any]) -> list[str]:
-    """The messages of KubeVirt's OpenAPI validator for a VirtualMachine document (empty when valid)."""
+def schema_errors(vm: dict[str, Any]) -> list[SchemaError]:
+    """KubeVirt's OpenAPI validator on a VirtualMachine document (empty when valid): its messages in its order,
+    each once (go-openapi keeps a message once per result), with the precise field of the first occurrence."""
     if _vm_ok(vm):
         return []
-    errs: list[str] = []
+    errs: list[SchemaError] = []
     for key in vm:
         if key not in TOP_LEVEL_KEYS:
-            errs.append(f".{key} in body is a forbidden property")
+            errs.append(SchemaError(f".{key} in body is a forbidden property", key))
     if "spec" not in vm:
-        errs.append("spec in body is required")
-    _validate(vm.get("spec"), spec_schema().definition(VM_SPEC_DEF), "spec", errs)
-    status_node = open_schema().definition(VM_STATUS_DEF)
-    _validate(vm.get("status"), status_node, "status", errs)
-    return errs
+        errs.append(SchemaError("spec in body is required", "spec"))
+    found: list[SchemaError] = []
+    _validate(vm.get("spec"), spec_schema().definition(VM_SPEC_DEF), "spec", "spec", found)
+    errs += _once(found)
+    found = []
+    _validate(vm.get("status"), open_schema().definition(VM_STATUS_DEF), "status", "status", found)
+    return errs + _once(found)
+
+
+def _once(errs: list[SchemaError]) -> list[SchemaError]:
+    """Each message once, first occurrence kept (go-openapi's ``Result.AddErrors``; the spec's and the
+    status's results are appended to each other as they are)."""
+    seen: set[str] = set()
+    out: list[SchemaError] = []
+    for err in errs:
+        if err.message not in seen:
+            seen.add(err.message)
+            out.append(err)
+    return out
+
+
+def validate_vm(vm: dict[str, Any]) -> list[str]:
+    """The messages of KubeVirt's OpenAPI validator for a VirtualMachine document (empty when valid)."""
+    return [err.message for err in schema_errors(vm)]
 
 
 # --- Go round trip: compiled into closures, one per node, sharing what it leaves unchanged -------------

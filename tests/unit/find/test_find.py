@@ -80,15 +80,25 @@ def test_revision_name_wins_without_any_check() -> None:
 
 @pytest.mark.parametrize(("data", "message"), [
     (_data("VirtualMachinePreference"), "unexpected type in ControllerRevision: *v1beta1.VirtualMachinePreference"),
+    # no data: the empty RawExtension is not decoded and the type switch sees a nil object (issue 15)
+    (None, "unexpected type in ControllerRevision: <nil>"),
     (_data(api_version="instancetype.kubevirt.io/v1alpha2"),
      'failed to decode object in ControllerRevision: no kind "VirtualMachineClusterInstancetype" is registered for '
      'version "instancetype.kubevirt.io/v1alpha2" in scheme "kubevirt.io/client-go/kubevirt/scheme/register.go:44"'),
 ])
-def test_revision_decoding_errors(data: dict[str, Any], message: str) -> None:
+def test_revision_decoding_errors(data: dict[str, Any] | None, message: str) -> None:
     vm = make_vm(instancetype={"name": "small", "revisionName": "r"})
     with pytest.raises(FindError) as err:
         find_spec(vm, "instancetype", Index([_revision("r", data)]))
     assert err.value.message == message
+
+
+def test_revision_without_a_data_key() -> None:
+    cr = _revision("r", None)
+    del cr["data"]
+    with pytest.raises(FindError) as err:
+        find_spec(make_vm(preference={"name": "p", "revisionName": "r"}), "preference", Index([cr]))
+    assert err.value.message == "unexpected type in ControllerRevision: <nil>"
 
 
 def test_status_ref_used_only_for_the_matching_object_name() -> None:

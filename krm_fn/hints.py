@@ -1,0 +1,134 @@
+"""Errors that say what to fix: the references of a refused VM that KubeVirt would not find, with a hint.
+
+KubeVirt's admission skips a matcher whose object it cannot find (the lookup fails later, at expand), so a VM
+with a misspelled instancetype and a preference whose requirements fail is refused for the requirements alone.
+:func:`reference_results` adds what KubeVirt would report next: every lookup that fails, in KubeVirt's words
+(``find``), and, for an object that is not found, what the user probably meant:
+
+* the name exists as the other kind of the family (cluster-scoped vs namespaced);
+* a namespaced object of that name exists in another namespace (namespaced kinds are looked up in the VM's);
+* names of that kind close to it (items and catalog, :mod:`difflib`, best first, ties by name).
+
+KubeVirt's own error is never reworded: when it is the lookup failure itself, only the hint is added.
+"""
+
+from __future__ import annotations
+
+from difflib import SequenceMatcher
+from typing import Final
+
+from krm_fn.index import ANY_NAMESPACE, Index, namespace_of
+from krm_fn.kube.api import CLUSTER_SCOPED_KINDS, FAMILIES, FAMILY_KINDS, Family
+from krm_fn.kube.paths import Obj, get2
+from krm_fn.kubevirt.find import FindError, not_found, object_kind, resource_of
+from krm_fn.kubevirt.pipeline import lookup
+from krm_fn.kubevirt.rejection import Rejection
+from krm_fn.results import Result
+
+MAX_SUGGESTIONS: Final = 3
+CUTOFF: Final = 0.6  # difflib.get_close_matches' default
+
+
+def reference_results(vm: Obj, rejection: Rejection, index: Index, report_on: Obj) -> list[Result]:
+    """For a VM refused at ``admit`` or ``expand``: an ``error`` per failing lookup KubeVirt's message does not
+    name yet, with a hint for an object that is not found, and the hint alone for the one it names. ``vm`` is
+    the VM as the webhook left it (inferred matchers); results are about ``report_on`` (the input item)."""
+    if rejection.stage not in ("admit", "expand"):
+        return []
+    out: list[Result] = []
+    for family in FAMILIES:
+        found = lookup(vm, family, index)
+        if not isinstance(found, FindError):
+            continue
+        hint = _hint(vm, family, found, index)
+        if found.message == rejection.error:
+            if hint:
+                out.append(Result.for_object(f"{found.message}: {hint}", report_on, field_path=f"spec.{family}",
+                                             tags=(("stage", "find"),)))
+            continue
+        text = f"{found.message}: {hint}" if hint else found.message
+        out.append(Result.for_object(f"{text} (KubeVirt reports this once the error above is fixed)", report_on,
+                                     field_path=f"spec.{family}", tags=(("stage", "find"),)))
+    return out
+
+
+def _hint(vm: Obj, family: Family, err: FindError, index: Index) -> str | None:
+    """The hint for ``err``, once per matcher, namespace and error in a render (many VMs may share a typo)."""
+    matcher = get2(vm, "spec", family)
+    if not isinstance(matcher, dict) or matcher.get("revisionName"):
+        return None
+    key = ("hints", family, str(matcher.get("kind") or ""), str(matcher.get("name") or ""), namespace_of(vm),
+           err.message)
+    if key not in index.memo:
+        index.memo[key] = _matcher_hint(vm, family, matcher, err, index)
+    hint: str | None = index.memo[key]
+    return hint
+
+
+def _matcher_hint(vm: Obj, family: Family, matcher: Obj, err: FindError, index: Index) -> str | None:
+    raw_kind = matcher.get("kind") or ""
+    try:
+        kind = object_kind(family, str(raw_kind))
+    except FindError:
+        return _kind_hint(family, str(raw_kind))
+    name = str(matcher.get("name") or "")
+    if err.message != not_found(resource_of(kind), name).message:
+        return None  # a revision that is missing or undecodable: nothing to guess
+    namespace = namespace_of(vm)
+    hints: list[str] = []
+    other = next(k for k in FAMILY_KINDS[family] if k != kind)
+    if index.get(other, namespace, name, fallback=True) is not None:
+        hints.append(f'"{name}" exists as a {other}: set spec.{family}.kind to {other}'
+                     + (" (or leave it out)" if other in CLUSTER_SCOPED_KINDS else ""))
+    if kind not in CLUSTER_SCOPED_KINDS:
+        elsewhere = sorted(ns for ns, names in index.names(kind).items()
+                           if name in names and ns not in (namespace, ANY_NAMESPACE))
+        if elsewhere:
+            hints.append(f'a {kind} "{name}" exists in namespace {_quoted(elsewhere)}; a VM finds its {family} '
+                         f'in its own namespace ("{namespace}")')
+    close = suggestions(name, _known(kind, namespace, index))
+    if close:
+        hints.append(f"did you mean {_quoted(close)}?" if len(close) == 1 else f"did you mean one of {_quoted(close)}?")
+    return "; ".join(hints) or None
+
+
+def _known(kind: str, namespace: str, index: Index) -> set[str]:
+    """The names of ``kind`` a VM in ``namespace`` can use: items and the catalog the renderer serves."""
+    scopes = ("",) if kind in CLUSTER_SCOPED_KINDS else (namespace, ANY_NAMESPACE)
+    names: set[str] = set()
+    for source in (index, index.catalog()):
+        if source is not None:
+            by_namespace = source.names(kind)
+            for ns in scopes:
+                names |= by_namespace.get(ns, set())
+    return names
+
+
+def suggestions(name: str, candidates: set[str]) -> list[str]:
+    """The candidates closest to ``name`` (``difflib`` ratio of at least :data:`CUTOFF`), best first, ties by
+    name; at most :data:`MAX_SUGGESTIONS`; never ``name`` itself."""
+    scored: list[tuple[float, str]] = []
+    matcher = SequenceMatcher(b=name)
+    for candidate in candidates:
+        if candidate == name:
+            continue
+        matcher.set_seq1(candidate)
+        if matcher.real_quick_ratio() >= CUTOFF and matcher.quick_ratio() >= CUTOFF:
+            ratio = matcher.ratio()
+            if ratio >= CUTOFF:
+                scored.append((-ratio, candidate))
+    return [c for _, c in sorted(scored)[:MAX_SUGGESTIONS]]
+
+
+def _kind_hint(family: Family, kind: str) -> str:
+    """For ``got unexpected kind in <Matcher>``: the kinds the matcher takes, the closest first."""
+    kinds = sorted(FAMILY_KINDS[family])
+    cluster = next(k for k in kinds if k in CLUSTER_SCOPED_KINDS)
+    by_lower = {k.lower(): k for k in kinds}
+    close = [by_lower[c] for c in suggestions(kind.lower(), set(by_lower))]
+    text = f"spec.{family}.kind is {' or '.join(kinds)} (left out: {cluster})"
+    return f"did you mean {_quoted(close[:1])}? {text}" if close else text
+
+
+def _quoted(names: list[str]) -> str:
+    return ", ".join(f'"{n}"' for n in names)
