@@ -106,8 +106,8 @@ def locate(text: str, edits: Edits, entry: bool = False
     parser = _EventParser(text)
     out: list[tuple[int, int, str, Any]] = []
     sites: list[Site] = []
-    # frames: [edits or None, pending key, key start, key column, child-is-value?, last pair end, unused,
-    #          mapping start, mapping column]
+    # frames: [edits or None, pending key, key start, key column, child-is-value?, last pair end, mapping start,
+    #          mapping column]
     frames: list[list[Any]] = []
     remaining = edits.pending()
     root = True
@@ -144,8 +144,8 @@ def locate(text: str, edits: Edits, entry: bool = False
                 remaining += 1 + (not had) - sub.pending()
                 sub = None
             mark = event.start_mark
-            frames.append([sub, None, 0, 0, False if cls is ev.MappingStartEvent else None, None, None,
-                           mark.index, mark.column])
+            frames.append([sub, None, 0, 0, False if cls is ev.MappingStartEvent else None, None, mark.index,
+                           mark.column])
         elif cls is ev.MappingEndEvent or cls is ev.SequenceEndEvent:
             done = frames.pop()
             node: Edits | None = done[0]
@@ -156,8 +156,8 @@ def locate(text: str, edits: Edits, entry: bool = False
                 order = done[5] - len(frames) - 1
                 additions = {k: node.new[k] for k, v in node.changes.items() if v == ADD}
                 if additions:
-                    out.append((done[5], order, ADD, (additions, done[8], node.new)))
-                sites.append((text.rfind("\n", 0, done[7]) + 1, done[7], done[5], order, node, done[8]))
+                    out.append((done[5], order, ADD, (additions, done[7], node.new)))
+                sites.append((text.rfind("\n", 0, done[6]) + 1, done[6], done[5], order, node, done[7]))
                 remaining -= 1
             remaining -= _value_done(frames[-1] if frames else None, event, text, out)
     return out, sites
@@ -374,13 +374,6 @@ def _blanked(node: Edits, blanked: frozenset[tuple[int, str]]) -> dict[str, Any]
     """What the skeleton of ``node``'s mapping must read as: its new value, null for the pairs in ``blanked``."""
     if not blanked:
         return node.new
-    if not any(isinstance(change, Edits) for change in node.changes.values()):  # the common case
-        out = node.new.copy()
-        new_id = id(node.new)
-        for key in node.changes:
-            if (new_id, key) in blanked:
-                out[key] = None
-        return out
     out = {}
     for key, value in node.new.items():
         change = node.changes.get(key)

@@ -11,7 +11,10 @@ each is proven to mean that object before it is written (``krm_fn/io/resourcelis
 * **Spliced text** (a changed item keeping its user's text, :mod:`krm_fn.io.patch`): every mapping the splice
   edited is read back on its own, from its first key to its end plus the blank lines after it, with the line
   after that proven to close it (see ``patch._site_text``); the rest of the item is the trusted source text.
-  A splice on a text that is not trusted as above is read back whole.
+  A pair we wrote as ``key: <one-line scalar>`` is read there with ``null`` for the scalar (whose form is read
+  back with the emitter's), so the same mapping text in the same place — a matcher pinned on ten thousand
+  VMs — is read once per batch (:meth:`ReadBacks.join`). A splice on a text that is not trusted as above is
+  read back whole.
 * **Freshly emitted text** (:class:`krm_fn.io.emitter.Emitter`): its block structure is fixed by construction
   (a key at the mapping's column, nested values two columns deeper, compact ``- `` entries); what the emitter
   chooses per value — the form of each scalar, key and block scalar — is read back once per distinct value and

@@ -31,15 +31,7 @@ from krm_fn.process import Options, process
 from tests.conftest import bench_module
 
 HEAD = "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n"
-RENDERER = """\
-functionConfig:
-  apiVersion: kubevirt-krm.dev/v1alpha1
-  kind: VirtualMachineRenderer
-  metadata:
-    name: r
-  spec:
-    mode: revisions
-"""
+RENDERER: str = bench_module("run").RENDERER.format(mode="revisions")
 VM = """\
 - apiVersion: kubevirt.io/v1
   kind: VirtualMachine
