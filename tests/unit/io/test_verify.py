@@ -247,6 +247,34 @@ def test_normalising_line_breaks_keeps_what_the_loader_reads(text: str, brk: str
     assert reading(decode(raw.encode())) == reading(raw)
 
 
+# where a splice could change a neighbour's meaning: the edited mapping's read-back catches it
+NEIGHBOURS = [
+    # removing a pair after a keep-chomped block scalar would hand it the blank lines that follow
+    ("a: |+\n  x\n\nb: 1\n\nc: 2\n", lambda v: v.pop("b")),
+    # removing a pair would make the comment after it part of the block scalar before it
+    ("a: |\n  x\nb: 1\n  # a comment\nc: 2\n", lambda v: v.pop("b")),
+    # adding after a keep-chomped block scalar at the end of a mapping
+    ("m:\n  a: |+\n    x\n\n\nn: 1\n", lambda v: v["m"].update(b=2)),
+    # a comment indented deeper than the mapping that gets new keys
+    ("m:\n  a: 1\n      # deep\nn: 1\n", lambda v: v["m"].update(b=2)),
+    # a replaced value that becomes a keep-chomped block scalar before blank lines
+    ("m:\n  a: 1\n\n\nn: 1\n", lambda v: v["m"].update(a="x\n\n")),
+]
+
+
+@pytest.mark.parametrize(("body", "edit"), NEIGHBOURS)
+def test_a_splice_never_changes_a_neighbours_meaning(body: str, edit: Any) -> None:
+    text = "apiVersion: v1\nkind: C\nmetadata:\n  name: x\n" + body
+    rl = parse_stream(text)
+    assert rl.items == read_all(text)
+    new = copy.deepcopy(rl.items[0])
+    edit(new)
+    out = dump_stream(rl, [new])
+    assert same(read(out), new, ordered=False)
+    as_list = parse_resource_list(HEAD + "- " + text.rstrip("\n").replace("\n", "\n  ").replace("\n  \n", "\n\n") + "\n")
+    assert same(read(dump_resource_list(as_list, [new], []))["items"][0], new, ordered=False)
+
+
 # --- fallbacks -----------------------------------------------------------------------------------------------------
 
 def _pinned(rl: Any) -> dict[str, Any]:
