@@ -64,7 +64,27 @@ def load(text: str) -> tuple[Any, list[tuple[FieldPath, str]]]:
         for target, key, dup_line, first in loader.duplicates:
             path = paths.get(id(target), ())
             problems.append(((*path, key), f"duplicate key {shown(key)} (line {dup_line}; first defined on line {first})"))
+    problems += _huge_integers(data)
     return data, problems
+
+
+INT64 = range(-(1 << 63), 1 << 63)
+
+
+def _huge_integers(data: Any) -> list[tuple[FieldPath, str]]:
+    """Integers no Kubernetes field holds (beyond int64): kubectl would read the text we write as a float, so
+    such a value is refused here, where it enters, rather than generated into an object."""
+    out: list[tuple[FieldPath, str]] = []
+    stack: list[tuple[Any, FieldPath]] = [(data, ())]
+    while stack:
+        value, path = stack.pop()
+        if isinstance(value, dict):
+            stack.extend((v, (*path, str(k))) for k, v in value.items())
+        elif isinstance(value, list):
+            stack.extend((v, (*path, i)) for i, v in enumerate(value))
+        elif type(value) is int and value not in INT64:
+            out.append((path, f"integer {shown(value, 40)} is beyond 64 bits"))
+    return sorted(out, key=lambda problem: str(problem[0]))
 
 
 def _paths_by_id(data: Any) -> dict[int, FieldPath]:

@@ -4,6 +4,10 @@ Block style only (``{}``/``[]`` only for empty collections), compact sequences (
 indentation), key order kept, literal blocks for multi-line strings, double quotes for any string a YAML
 reader could read as something else (see :mod:`krm_fn.io.scalars`). No anchors or aliases: a value shared
 twice is simply written twice.
+
+Every form the emitter chooses for a value (a scalar, a key, a block scalar) is recorded once per emitter and
+value, and read back before the text is written (:meth:`Emitter.take_owed`, ``krm_fn.io.verify.check_emitted``);
+the rest of the text is block structure, fixed by construction.
 """
 
 from __future__ import annotations
@@ -16,11 +20,16 @@ from krm_fn.io.scalars import double_quoted, format_float, literal_ok, plain_ok
 class Emitter:
     """Writes values into a list of string chunks. One instance per output (its cache is per run)."""
 
-    __slots__ = ("out", "_scalars", "shared", "_shared_text")
+    __slots__ = ("out", "_scalars", "shared", "_shared_text", "_keys", "_numbers", "_blocks", "_owed")
 
     def __init__(self) -> None:
         self.out: list[str] = []
         self._scalars: dict[str, str] = {}
+        self._keys: dict[str, str] = {}
+        self._numbers: dict[Any, str] = {}  # int -> form, repr(float) -> form
+        self._blocks: set[str] = set()
+        # forms chosen and not yet read back: (position, text, value), see take_owed
+        self._owed: list[tuple[str, Any, Any]] = [("v", "null", None), ("v", "true", True), ("v", "false", False)]
         # ids of values that several items hold (the data of ControllerRevisions pinned to one object);
         # their text is written once per indentation and reused. The caller keeps those values alive.
         self.shared: frozenset[int] = frozenset()
@@ -29,6 +38,13 @@ class Emitter:
     def text(self) -> str:
         return "".join(self.out)
 
+    def take_owed(self) -> list[tuple[str, Any, Any]]:
+        """The forms chosen since the last call, each once, to be read back (``krm_fn.io.verify.check_emitted``):
+        ``("v", text, value)`` a scalar after ``key: `` or ``- ``, ``("k", text, key)`` a mapping key,
+        ``("b", (text as an entry, text as a mapping value), value)`` a block scalar."""
+        owed, self._owed = self._owed, []
+        return owed
+
     # -- scalars --------------------------------------------------------------------------------
     def scalar(self, value: Any) -> str:
         """The inline form of a non-multi-line scalar (strings without newlines)."""
@@ -36,6 +52,7 @@ class Emitter:
             cached = self._scalars.get(value)
             if cached is None:
                 cached = value if plain_ok(value) else double_quoted(value)
+                self._owed.append(("v", cached, value))
                 if len(self._scalars) < 100_000:
                     self._scalars[value] = cached
             return cached
@@ -45,31 +62,43 @@ class Emitter:
             return "true"
         if value is False:
             return "false"
-        if isinstance(value, int):
-            return str(value)
-        if isinstance(value, float):
-            return format_float(value)
+        if isinstance(value, (int, float)):
+            number = int(value) if isinstance(value, int) else float(value)
+            memo = number if type(number) is int else repr(number)  # 1 and 1.0 (0.0 and -0.0) apart
+            form = self._numbers.get(memo)
+            if form is None:
+                form = str(number) if type(number) is int else format_float(number)
+                self._owed.append(("v", form, number))
+                if len(self._numbers) < 100_000:
+                    self._numbers[memo] = form
+            return form
         if isinstance(value, str):  # str subclass
             return self.scalar(str(value))
         raise TypeError(f"cannot write a {type(value).__name__} as YAML")
 
+    def key(self, key: Any) -> str:
+        """The form of a mapping key (keys are strings: JSON object keys)."""
+        form = self._keys.get(key) if type(key) is str else None
+        if form is None:
+            text = key if type(key) is str else str(key)
+            form = self.scalar(text)
+            self._owed.append(("k", form, text))
+            if len(self._keys) < 100_000:
+                self._keys[text] = form
+        return form
+
+    def _quoted(self, s: str) -> str:
+        """A multi-line string that cannot be a block scalar, double-quoted."""
+        form = double_quoted(s)
+        self._owed.append(("v", form, s))
+        return form
+
     def _block(self, s: str, indent: str) -> str:
         """`` |-`` header + indented lines for a multi-line string (caller checked literal_ok)."""
-        if s.endswith("\n"):
-            body = s[:-1]
-            chomp = "+" if body.endswith("\n") or body == "" else ""
-        else:
-            body = s
-            chomp = "-"
-        lines = body.split("\n")
-        indicator = "2" if lines[0][:1] in (" ", "\t") or (lines[0] == "" and len(lines) > 1) else ""
-        if chomp == "+":
-            lines = s.split("\n")[:-1]
-        sub = indent + "  "
-        parts = [f"|{indicator}{chomp}\n"]
-        for line in lines:
-            parts.append(f"{sub}{line}\n" if line else "\n")
-        return "".join(parts)
+        if s not in self._blocks:
+            self._blocks.add(s)
+            self._owed.append(("b", (_block_text(s, ""), _block_text(s, "  ")), s))
+        return _block_text(s, indent)
 
     def _value_after_key(self, value: Any, indent: str) -> None:
         """Write what follows ``key:`` (the key is already written)."""
@@ -91,7 +120,7 @@ class Emitter:
             if literal_ok(value):
                 out.append(" " + self._block(value, indent))
             else:
-                out.append(f" {double_quoted(value)}\n")
+                out.append(f" {self._quoted(value)}\n")
         else:
             out.append(f" {self.scalar(value)}\n")
 
@@ -100,12 +129,13 @@ class Emitter:
         """Write ``m`` at ``indent``; ``first_prefix`` replaces the indent of the first key (``- ``)."""
         append = self.out.append
         cache = self._scalars
+        keys = self._keys
         prefix = indent if first_prefix is None else first_prefix
         child = indent + "  "
         for key, value in m.items():
-            k = cache.get(key) if type(key) is str else None
+            k = keys.get(key)
             if k is None:
-                k = self.scalar(key if isinstance(key, str) else str(key))
+                k = self.key(key)
             t = type(value)
             # the common leaves inline (this loop writes most of every output)
             if t is str and "\n" not in value:
@@ -132,7 +162,7 @@ class Emitter:
         prefix = indent if first_prefix is None else first_prefix
         for key, value in m.items():
             if type(value) is dict and value and id(value) in self.shared:
-                self.out.append(f"{prefix}{self.scalar(key)}:\n")
+                self.out.append(f"{prefix}{self.key(key)}:\n")
                 text = self._shared_text.get((id(value), indent))
                 if text is None:
                     start = len(self.out)
@@ -161,7 +191,7 @@ class Emitter:
                 if literal_ok(item):
                     out.append(f"{indent}- " + self._block(item, indent))
                 else:
-                    out.append(f"{indent}- {double_quoted(item)}\n")
+                    out.append(f"{indent}- {self._quoted(item)}\n")
             else:
                 out.append(f"{indent}- {self.scalar(item)}\n")
 
@@ -181,3 +211,22 @@ def dump(value: Any) -> str:
     e = Emitter()
     e.document(value)
     return e.text()
+
+
+def _block_text(s: str, indent: str) -> str:
+    """`` |-`` header + lines indented under ``indent`` for a multi-line string (caller checked literal_ok)."""
+    if s.endswith("\n"):
+        body = s[:-1]
+        chomp = "+" if body.endswith("\n") or body == "" else ""
+    else:
+        body = s
+        chomp = "-"
+    lines = body.split("\n")
+    indicator = "2" if lines[0][:1] in (" ", "\t") or (lines[0] == "" and len(lines) > 1) else ""
+    if chomp == "+":
+        lines = s.split("\n")[:-1]
+    sub = indent + "  "
+    parts = [f"|{indicator}{chomp}\n"]
+    for line in lines:
+        parts.append(f"{sub}{line}\n" if line else "\n")
+    return "".join(parts)

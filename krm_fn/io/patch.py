@@ -9,11 +9,20 @@ For a changed item whose original source text we have: diff the original value a
 (no values are built, and the pass stops once the last edited mapping is closed), and splice freshly
 emitted text for exactly those pairs into the original text. Everything else is the user's text.
 Items that changed a lot (an expanded VM) are emitted fresh instead: splicing would not keep much.
+
+Every mapping the splice edits comes back as a text of its own to read back (:class:`Spliced`): its lines
+from its first key to its end, the blank lines after it, and only when the line after those closes the
+mapping wherever it stands (``_site_text``). With the rest of the item being its trusted source text, the
+item then means the new object (``krm_fn.io.verify``). In that text a pair written with a one-line scalar
+has ``null`` in place of the scalar: the emitter reads back every scalar form it writes on its own, so the
+mapping's text proves the structure, and the same text — the same matcher pinned on ten thousand VMs — is
+read back once (:attr:`SiteRead.key`: the same text in a trusted source means the same value).
 """
 
 from __future__ import annotations
 
-from typing import Any
+from bisect import bisect_left, bisect_right
+from typing import Any, NamedTuple
 
 from yaml import events as ev
 
@@ -35,18 +44,22 @@ class Edits:
         self.changes: dict[str, Any] = {}
 
     def pending(self) -> int:
-        """How many places the walk has to find: replaced/removed pairs, the end of every mapping that
-        gets new keys, and the same inside nested edits. The walk stops when all are found."""
+        """How many places the walk has to find: replaced/removed pairs, the end of every mapping with
+        changes of its own (new keys go there, and it is read back from its start to there), and the same
+        inside nested edits. The walk stops when all are found."""
         count = 0
-        adds = False
+        direct = False
         for sub in self.changes.values():
             if isinstance(sub, Edits):
                 count += sub.pending()
-            elif sub == ADD:
-                adds = True
             else:
-                count += 1
-        return count + adds
+                direct = True
+                count += sub != ADD
+        return count + direct
+
+    def direct(self) -> bool:
+        """Whether this mapping has changes of its own (not only inside nested mappings)."""
+        return any(not isinstance(sub, Edits) for sub in self.changes.values())
 
 
 class _TooMany(Exception):
@@ -76,16 +89,25 @@ def edit_tree(old: dict[str, Any], new: dict[str, Any], budget: list[int]) -> Ed
     return edits
 
 
-def locate(text: str, edits: Edits, entry: bool = False) -> list[tuple[int, int, str, Any]] | None:
-    """Positions in ``text`` for every edit: ``(start, end, kind, payload)``; None if not a block layout.
+# A mapping with changes of its own: (start of its first line, its start, end of its last pair, order of that
+# end among insertions at the same point, its edits, its column).
+Site = tuple[int, int, int, int, Edits, int]
+
+
+def locate(text: str, edits: Edits, entry: bool = False
+           ) -> tuple[list[tuple[int, int, str, Any]], list[Site]] | None:
+    """Positions in ``text`` for every edit: ``(start, end, kind, payload)``, and the mappings edited
+    (:data:`Site`); None if not a block layout.
 
     For REPLACE/REMOVE the span is the pair's whole lines; for additions, an insertion point at the end
-    of the mapping with the column its keys use (and, in place of an end, a key that puts deeper
+    of the mapping with the column of the mapping (and, in place of an end, a key that puts deeper
     insertions at the same point first).
     """
     parser = _EventParser(text)
     out: list[tuple[int, int, str, Any]] = []
-    # frames: [edits or None, pending key, key start, key column, child-is-value?, last pair end, key column seen]
+    sites: list[Site] = []
+    # frames: [edits or None, pending key, key start, key column, child-is-value?, last pair end, mapping start,
+    #          mapping column]
     frames: list[list[Any]] = []
     remaining = edits.pending()
     root = True
@@ -117,23 +139,28 @@ def locate(text: str, edits: Edits, entry: bool = False) -> list[tuple[int, int,
             if sub is not None and (cls is not ev.MappingStartEvent or event.flow_style):
                 if frame is None:
                     return None
+                had = frame[0].direct()
                 frame[0].changes[frame[1]] = REPLACE  # a flow mapping: rewrite the whole pair
-                remaining += 1 - sub.pending()
+                remaining += 1 + (not had) - sub.pending()
                 sub = None
-            frames.append([sub, None, 0, 0, False if cls is ev.MappingStartEvent else None, None, None])
+            mark = event.start_mark
+            frames.append([sub, None, 0, 0, False if cls is ev.MappingStartEvent else None, None, mark.index,
+                           mark.column])
         elif cls is ev.MappingEndEvent or cls is ev.SequenceEndEvent:
             done = frames.pop()
-            if done[0] is not None:
-                node: Edits = done[0]
+            node: Edits | None = done[0]
+            if node is not None and node.direct():
+                if done[5] is None:
+                    return None
+                # several mappings can end at the same place: deeper ones first in the text
+                order = done[5] - len(frames) - 1
                 additions = {k: node.new[k] for k, v in node.changes.items() if v == ADD}
                 if additions:
-                    if done[5] is None:
-                        return None
-                    # several mappings can end at the same place: deeper ones first in the text
-                    out.append((done[5], done[5] - len(frames) - 1, ADD, (additions, done[6])))
-                    remaining -= 1
+                    out.append((done[5], order, ADD, (additions, done[7], node.new)))
+                sites.append((text.rfind("\n", 0, done[6]) + 1, done[6], done[5], order, node, done[7]))
+                remaining -= 1
             remaining -= _value_done(frames[-1] if frames else None, event, text, out)
-    return out
+    return out, sites
 
 
 def _line_end(text: str, index: int) -> int:
@@ -153,12 +180,12 @@ def _value_done(frame: list[Any] | None, event: Any, text: str, out: list[tuple[
     frame[4] = False
     key, key_start, column = frame[1], frame[2], frame[3]
     end = _line_end(text, event.end_mark.index)
-    frame[5], frame[6] = end, column
+    frame[5] = end
     node: Edits | None = frame[0]
     edit = node.changes.get(key) if node is not None and isinstance(key, str) else None
     if edit == REPLACE or edit == REMOVE:
         assert node is not None
-        out.append((key_start, end, edit, ({key: node.new.get(key)}, column)))
+        out.append((key_start, end, edit, ({key: node.new.get(key)}, column, node.new)))
         return 1
     return 0
 
@@ -171,45 +198,229 @@ def plan(old: dict[str, Any], new: dict[str, Any]) -> Edits | None:
         return None
 
 
+class SiteRead(NamedTuple):
+    """An edited mapping to read back: :meth:`entry` gives it as a ``- `` entry with the value it must have (or
+    None: it cannot be read on its own). ``key`` is its text up to what closes it, with its column, when that
+    determines the value too: every pair we wrote there is blanked (its value is ``null`` whatever it is), so
+    the rest is source text, and the same text in the same place of a trusted source means the same value.
+    None otherwise (a value we wrote could be written wrongly as another value's text)."""
+
+    key: tuple[int, str] | None
+    skeleton: str
+    lo: int
+    hi: int
+    column: int
+    node: Edits
+    blanked: frozenset[tuple[int, str]]
+
+    def entry(self) -> tuple[str, dict[str, Any]] | None:
+        entry = _site_text(self.skeleton, self.lo, self.hi, self.column)
+        return None if entry is None else (entry, _blanked(self.node, self.blanked))
+
+
+class Spliced:
+    """A spliced text; :meth:`reads` gives what must be read back to trust it (the rest is the original's)."""
+
+    __slots__ = ("text", "_source", "_edited", "_sites", "_e")
+
+    def __init__(self, text: str, source: str = "", edited: list[_Edit] | None = None, sites: list[Site] | None = None,
+                 e: Emitter | None = None) -> None:
+        self.text = text
+        self._source = source
+        self._edited = edited or []
+        self._sites = sites or []
+        self._e = e
+
+    def reads(self) -> list[SiteRead]:
+        """Each edited mapping to read back (written on demand: the skeleton text costs only when verifying)."""
+        if not self._sites or self._e is None:
+            return []
+        e, source = self._e, self._source
+        blanked: set[tuple[int, str]] = set()  # (id(Edits.new), key) of the pairs written with null
+        shareable = True  # every pair written is blanked
+        skel: list[str] = []
+        keys: list[tuple[int, int]] = []
+        shifts: list[int] = []  # how far the skeleton's text after each edit moved
+        pos = shift = 0
+        for start, order, end, replacement, pairs, column, mapping, cut in self._edited:
+            skeleton = replacement
+            if pairs is not None:
+                blank = _blank(e, pairs, column, cut, replacement)
+                if blank is None:
+                    shareable = False
+                else:
+                    skeleton = blank
+                    blanked.update([(id(mapping), k) for k in pairs])
+            skel.append(source[pos:start])
+            skel.append(skeleton)
+            pos = end
+            shift += len(skeleton) - (end - start)
+            keys.append((start, order))
+            shifts.append(shift)
+        skel.append(source[pos:])
+        skeleton_text = "".join(skel)
+        frozen = frozenset(blanked)
+        reads = []
+        for line_start, _, end, order, node, column in self._sites:
+            lo = bisect_left(keys, (line_start, line_start))
+            hi = bisect_right(keys, (end, order))
+            lo = line_start + (shifts[lo - 1] if lo else 0)
+            hi = end + (shifts[hi - 1] if hi else 0)
+            # lines start alike in the text and its skeleton: the closing line is checked on either
+            key = (column, skeleton_text[lo:_closing(skeleton_text, hi)]) if shareable else None
+            reads.append(SiteRead(key, skeleton_text, lo, hi, column, node, frozen))
+        return reads
+
+
+# an edit as spliced: (start, order, end, replacement, pairs written or None, column, their mapping, characters
+# cut from the start of the pairs' text)
+_Edit = tuple[int, int, int, str, "dict[str, Any] | None", int, "dict[str, Any]", int]
+
+
 def splice(text: str, old: dict[str, Any], new: dict[str, Any], e: Emitter, edits: Edits | None = None,
            entry: bool = False) -> str | None:
     """``text`` (the column-0 source of ``old``, or with ``entry`` its ``- `` sequence entry) edited to
-    represent ``new``; None when it cannot be."""
+    represent ``new``; None when it cannot be. See :func:`splice_checked` for what to read back."""
+    done = splice_checked(text, old, new, e, edits, entry)
+    return done.text if done is not None else None
+
+
+def splice_checked(text: str, old: dict[str, Any], new: dict[str, Any], e: Emitter, edits: Edits | None = None,
+                   entry: bool = False) -> Spliced | None:
+    """:func:`splice`, with what to read back (:meth:`Spliced.reads`); None when it cannot be spliced."""
     if edits is None:
         edits = plan(old, new)
         if edits is None:
             return None
     if not edits.changes:
-        return text
+        return Spliced(text)
     if not new:
         return None
     if "&" in text:  # anchors: a replaced pair could hold an anchor an unchanged alias needs
         return None
     try:
-        spans = locate(text, edits, entry)
+        located = locate(text, edits, entry)
     except Exception:  # malformed or unusual original: emit fresh
         return None
-    if spans is None:
+    if located is None:
         return None
-    parts: list[str] = []
-    pos = len(text)
-    for start, order, kind, payload in sorted(spans, key=lambda s: (s[0], s[1]), reverse=True):
+    spans, sites = located
+    for line_start, start, *_ in sites:
+        if not _entry_prefix(text[line_start:start]):  # a tag or anything else before the first key: its
+            return None                                # column is not its keys' column
+    edited: list[_Edit] = []
+    for start, order, kind, payload in spans:
         end = start if kind == ADD else order
-        pairs, column = payload
+        pairs, column, mapping = payload
         replacement = "" if kind == REMOVE else _emit_pairs(e, pairs, column)
+        cut = 0
         if kind != ADD:
             line_start = text.rfind("\n", 0, start) + 1
-            if not text[line_start:start].strip():
+            prefix = text[line_start:start]
+            if not prefix.strip(" "):
                 start = line_start
-            elif kind == REPLACE:  # "- key: ..." (first key of a list entry): keep the "- "
-                replacement = replacement[column:]
-            else:
+            elif kind == REPLACE and _entry_prefix(prefix):  # "- key: ..." (first key of a list entry): keep "- "
+                replacement, cut = replacement[column:], column
+            else:  # an explicit key ("? key"), or anything else before the key
                 return None
-        parts.append(text[end:pos])
-        parts.append(replacement)
-        pos = start
-    parts.append(text[:pos])
-    return "".join(reversed(parts))
+        edited.append((start, order, end, replacement, None if kind == REMOVE else pairs, column, mapping, cut))
+    edited.sort(key=lambda s: (s[0], s[1]))
+    out: list[str] = []
+    pos = 0
+    for start, _, end, replacement, *_ in edited:
+        if start < pos:
+            return None
+        out.append(text[pos:start])
+        out.append(replacement)
+        pos = end
+    out.append(text[pos:])
+    return Spliced("".join(out), text, edited, sites, e)
+
+
+def _closing(text: str, at: int) -> int:
+    """Just past the first character of the first line from ``at`` that is not blank (or the end)."""
+    n = len(text)
+    while at < n:
+        nl = text.find("\n", at)
+        line_end = n if nl < 0 else nl
+        stripped = text[at:line_end].lstrip(" ")
+        if stripped:
+            return line_end - len(stripped) + 1
+        at = line_end + 1
+    return n
+
+
+_INLINE = (str, int, float, bool, type(None))
+
+
+def _blank(e: Emitter, pairs: dict[str, Any], column: int, cut: int, written: str) -> str | None:
+    """``written`` (the text of ``pairs``) with ``null`` for each value, when it is exactly one line
+    ``key: form`` per pair with the forms the emitter reads back on their own; else None."""
+    pad = " " * column
+    lines = []
+    blanks = []
+    for k, v in pairs.items():
+        if type(v) not in _INLINE or type(v) is str and "\n" in v:
+            return None
+        key = e.key(k)
+        lines.append(f"{pad}{key}: {e.scalar(v)}\n")
+        blanks.append(f"{pad}{key}: null\n")
+    if "".join(lines)[cut:] != written:
+        return None
+    return "".join(blanks)[cut:]
+
+
+def _blanked(node: Edits, blanked: frozenset[tuple[int, str]]) -> dict[str, Any]:
+    """What the skeleton of ``node``'s mapping must read as: its new value, null for the pairs in ``blanked``."""
+    if not blanked:
+        return node.new
+    out = {}
+    for key, value in node.new.items():
+        change = node.changes.get(key)
+        if isinstance(change, Edits):
+            value = _blanked(change, blanked)
+        elif (id(node.new), key) in blanked:
+            value = None
+        out[key] = value
+    return out
+
+
+def _entry_prefix(prefix: str) -> bool:
+    """Whether ``prefix`` (what stands before a key on its line) is indentation and ``- `` entry indicators."""
+    return not prefix.replace("- ", "").strip(" ")
+
+
+def _site_text(out: str, lo: int, hi: int, column: int) -> str | None:
+    """The mapping whose lines are ``out[lo:hi]`` (keys at ``column``) as a ``- `` entry (keys at column 2), with
+    the blank lines after it; None unless every line is indented at least to ``column`` and the line after the blank
+    ones closes the mapping in any context: the end, a comment at most at ``column``, or content left of it
+    (a line that could belong to the mapping's last value, or be read differently alone, never passes)."""
+    if hi > len(out) or (hi and out[hi - 1] != "\n"):
+        return None
+    lines = out[lo:hi].split("\n")
+    lines.pop()  # after the last line break
+    pad = " " * column
+    doc = ["- " + lines[0][column:]]
+    for line in lines[1:]:
+        if line.startswith(pad):
+            doc.append("  " + line[column:])
+        elif line.strip(" "):
+            return None
+        else:
+            doc.append("")
+    at = hi
+    while at < len(out):
+        nl = out.find("\n", at)
+        line = out[at:nl if nl >= 0 else len(out)]
+        body = line.lstrip(" ")
+        if body:
+            indent = len(line) - len(body)
+            if indent < column and body[0] != "\t" or body[0] == "#" and indent <= column:
+                break
+            return None
+        doc.append("  " + line[column:] if len(line) > column else "")
+        at = len(out) if nl < 0 else nl + 1
+    return "\n".join(doc) + "\n"
 
 
 def _emit_pairs(e: Emitter, pairs: dict[str, Any], column: int) -> str:

@@ -4,6 +4,10 @@ Items keep their source text: an item the function returns unchanged (the *same 
 back from that text, so kpt sees exactly what it sent (quotes, block styles, flow maps, key order,
 every annotation). Only items we changed or generated go through :mod:`krm_fn.io.emitter`. Comments
 inside a passed-through item are kept; comments we drop on changed items kpt restores from its ids.
+
+No text is written before it is proven to mean its item (:mod:`krm_fn.io.verify`): source text copied where
+the copy provably reads the same, else read back; splices read back where they edited; emitted forms read
+back once each. Line breaks are LF in and out (:func:`decode`).
 """
 
 from __future__ import annotations
@@ -17,8 +21,9 @@ from krm_fn.io.emitter import Emitter
 from krm_fn.io.fastload import load_resource_list
 from krm_fn.io.inputs import keep_whole_lines, read_documents, read_stream, without_document_boms
 from krm_fn.io.loader import Document
-from krm_fn.io.patch import plan, splice
+from krm_fn.io.patch import Spliced, plan, splice_checked
 from krm_fn.io.split import write_parts
+from krm_fn.io.verify import ReadBacks, check_emitted, has_directives, hazard
 from krm_fn.kube.api import ANN_ID, RESOURCE_LIST_API_VERSION, RESOURCE_LIST_KIND
 from krm_fn.kube.paths import Obj
 
@@ -46,6 +51,7 @@ class ResourceList:
     # the objects `source` refers to, kept alive so their ids stay unique
     originals: list[Any] = field(default_factory=list)
     _by_identity: dict[tuple[str, ...], Any] | None = None
+    _directives: bool | None = None
 
     def original_of(self, obj: Any) -> Any:
         """The input item a changed item replaces (same kpt id, else same apiVersion/kind/namespace/name)."""
@@ -66,54 +72,61 @@ class ResourceList:
                         self._by_identity.setdefault(key, o)
         return self._by_identity
 
-    def emit_item(self, e: Emitter, item: Obj, as_entry: bool) -> None:
-        """Write a changed or generated item, keeping its original's text for what did not change."""
+    def source_text(self, obj: Any, as_entry: bool) -> tuple[str, bool] | None:
+        """An item's source text, as a ``- `` entry or a document at column 0, and whether that text can be
+        trusted to mean the item as it stands (else it must be read back); None for an item without one."""
+        span = self.source.get(id(obj))
+        if span is None:
+            return None
+        trusted = self.trusted(span)
+        if as_entry:
+            entry = self._entry_text(*span)
+            if entry is not None:
+                return entry, trusted
+        doc = _as_document_text(self.text, *span)
+        if doc is None:
+            return None
+        if as_entry:
+            return _item_as_entry(doc), False
+        return doc, trusted and span[2] == 0
+
+    def trusted(self, span: tuple[int, int, int]) -> bool:
+        """Whether the source text at ``span``, copied as it stands (not shifted), provably means what it meant
+        in the input: it ends with its own line break, holds no alias or other line break (``verify.hazard``),
+        and the input has no directive."""
+        start, end, _ = span
+        text = self.text
+        if self._directives is None:
+            self._directives = has_directives(text)
+        return end > start and text[end - 1] == "\n" and not self._directives and not hazard(text, start, end)
+
+    def changed_text(self, e: Emitter, item: Obj, as_entry: bool, reads: ReadBacks, owner: int) -> str:
+        """A changed or generated item: its original's text with the edits spliced in where it has one (the
+        read-backs that proves go to ``reads``), else freshly emitted."""
         original = self.original_of(item)
         edits = plan(original, item) if type(original) is dict else None
-        spliced = None
-        if edits is not None:
-            entry = self._entry_text(original) if as_entry else None
-            if entry is not None:  # splice the "- " entry as it stands: no re-indenting either way
-                spliced = splice(entry, original, item, e, edits, entry=True)
-                if spliced is not None:
-                    e.out.append(spliced)
-                    return
-            doc = self.as_document(original)
-            spliced = splice(doc, original, item, e, edits) if doc is not None else None
-        if spliced is not None:
-            e.out.append(_item_as_entry(spliced) if as_entry else spliced)
-        elif as_entry:
-            e.item(item, "  ", first_prefix="- ")
-        else:
-            e.item(item, "")
-
-    def as_document(self, obj: Any) -> str | None:
-        """The unchanged item's source text at column 0, or None (changed, generated, or not shiftable)."""
-        if type(obj) is Prewritten:
-            return obj.text
-        span = self.source.get(id(obj))
-        return _as_document_text(self.text, *span) if span is not None else None
-
-    def as_entry(self, obj: Any) -> str | None:
-        """The unchanged item's source text as a ``- `` sequence entry at column 0, or None."""
-        if type(obj) is Prewritten:
-            return obj.text
-        entry = self._entry_text(obj)
-        if entry is not None:
-            return entry
-        span = self.source.get(id(obj))
+        span = self.source.get(id(original)) if edits is not None else None
         if span is None:
-            return None
-        start, end, column = span
-        doc = _as_document_text(self.text, start, end, column)
-        return _item_as_entry(doc) if doc is not None else None
+            return _fresh(e, item, as_entry)
+        assert edits is not None
+        trusted = self.trusted(span)
+        entry = self._entry_text(*span) if as_entry else None
+        if entry is not None:  # splice the "- " entry as it stands: no re-indenting either way
+            done = splice_checked(entry, original, item, e, edits, entry=True)
+            spliced = _owe(done, done.text, trusted, as_entry, item, reads, owner) if done is not None else None
+            if spliced is not None:
+                return spliced
+        doc = _as_document_text(self.text, *span)
+        done = splice_checked(doc, original, item, e, edits) if doc is not None else None
+        if done is not None:
+            text = _item_as_entry(done.text) if as_entry else done.text
+            spliced = _owe(done, text, trusted and span[2] == 0 and not as_entry, as_entry, item, reads, owner)
+            if spliced is not None:
+                return spliced
+        return _fresh(e, item, as_entry)
 
-    def _entry_text(self, obj: Any) -> str | None:
+    def _entry_text(self, start: int, end: int, column: int) -> str | None:
         """The item's text exactly as it stands in the input, when it is a ``- `` entry at column 0."""
-        span = self.source.get(id(obj))
-        if span is None:
-            return None
-        start, end, column = span
         text = self.text
         if column == 2:
             # the entry's "- " at column 0, possibly followed by head comments before the first key
@@ -127,10 +140,17 @@ class ResourceList:
 # --- reading -------------------------------------------------------------------------------------
 
 def decode(data: bytes) -> str:
+    """Input bytes as text: UTF-8, without a leading BOM, line breaks normalised to LF.
+
+    YAML reads CRLF and a lone CR as line breaks and normalises them to LF inside scalars, so the meaning
+    is unchanged (``tests/unit/io/test_verify.py`` checks the loader on both texts), and everything after —
+    the line-based splicing, the output — deals with LF only: the output uses LF throughout."""
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise InputError(f"input is not valid UTF-8 (byte {exc.start}: {data[exc.start:exc.start + 1]!r})") from None
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
     return text[1:] if text.startswith("\ufeff") else text
 
 
@@ -310,9 +330,7 @@ def dump_resource_list(rl: ResourceList, items: list[Obj], results: list[Obj], w
         rl.index_originals()
 
         def entries(lo: int, hi: int) -> str:
-            for item in items[lo:hi]:
-                _write_item(rl, part, item, as_entry=True)
-            return _take(part)
+            return "".join(_write_items(rl, part, items[lo:hi], as_entry=True))
 
         out.append(write_parts(_write_costs(rl, items), entries, workers))
     if rl.function_config is not None:
@@ -321,6 +339,7 @@ def dump_resource_list(rl: ResourceList, items: list[Obj], results: list[Obj], w
         e.mapping(rl.extra, "")
     if results:
         e.mapping({"results": results}, "")
+    check_emitted(e.take_owed())
     return e.text()
 
 
@@ -349,20 +368,61 @@ def document_texts(rl: ResourceList, items: list[Obj]) -> list[str]:
 def _item_texts(rl: ResourceList, items: list[Obj], as_entry: bool) -> list[str]:
     e = Emitter()
     e.shared = _shared_values(rl, items)
-    texts = []
-    for item in items:
-        _write_item(rl, e, item, as_entry)
-        texts.append(_take(e))
+    return _write_items(rl, e, items, as_entry)
+
+
+def _write_items(rl: ResourceList, e: Emitter, items: list[Any], as_entry: bool) -> list[str]:
+    """Each item as an entry or a document, every text proven to mean its item (:mod:`krm_fn.io.verify`):
+    source text where unchanged, spliced where changed, emitted otherwise; what is read back and fails is
+    emitted fresh, and emitted forms that fail stop the run (WriteError)."""
+    reads = ReadBacks()
+    texts = [_item_text(rl, e, item, as_entry, reads, i) for i, item in enumerate(items)]
+    for i in reads.failures():
+        texts[i] = _fresh(e, items[i], as_entry)
+    check_emitted(e.take_owed())
     return texts
 
 
-def _write_item(rl: ResourceList, e: Emitter, item: Obj, as_entry: bool) -> None:
-    """``item`` as an entry or a document: its source text when unchanged (or already written), else emitted."""
-    src = rl.as_entry(item) if as_entry else rl.as_document(item)
-    if src is not None:
-        e.out.append(src)
+def _item_text(rl: ResourceList, e: Emitter, item: Any, as_entry: bool, reads: ReadBacks, owner: int) -> str:
+    """``item``'s text: already written (by the process that rendered it), its source text, or
+    :meth:`ResourceList.changed_text`."""
+    if type(item) is Prewritten:
+        return item.text
+    source = rl.source_text(item, as_entry)
+    if source is None:
+        return rl.changed_text(e, item, as_entry, reads, owner)
+    text, trusted = source
+    if not trusted:
+        reads.add(text if as_entry else _item_as_entry(text), item, owner)
+    return text
+
+
+def _owe(done: Spliced, text: str, trusted: bool, as_entry: bool, item: Obj, reads: ReadBacks,
+         owner: int) -> str | None:
+    """``text`` (spliced as ``done``): on a trusted source text its edited mappings are read back, else all of
+    it; None when an edited mapping cannot be read back on its own."""
+    if not trusted:
+        reads.add(text if as_entry else _item_as_entry(text), item, owner, ordered=False)
+        return text
+    for site in done.reads():
+        joined = reads.join(site.key, owner) if site.key is not None else None
+        if joined is None:
+            read = site.entry()
+            if read is None:
+                reads.unreadable(site.key)
+                return None
+            reads.add(read[0], read[1], owner, ordered=False, key=site.key)
+        elif not joined:
+            return None
+    return text
+
+
+def _fresh(e: Emitter, item: Obj, as_entry: bool) -> str:
+    if as_entry:
+        e.item(item, "  ", first_prefix="- ")
     else:
-        rl.emit_item(e, item, as_entry=as_entry)
+        e.item(item, "")
+    return _take(e)
 
 
 def dump_stream(rl: ResourceList, items: list[Obj], workers: int = 1) -> str:
@@ -372,12 +432,7 @@ def dump_stream(rl: ResourceList, items: list[Obj], workers: int = 1) -> str:
     rl.index_originals()
 
     def documents(lo: int, hi: int) -> str:
-        out = e.out
-        for i in range(lo, hi):
-            item = items[i]
-            if i:
-                out.append("---\n")
-            _write_item(rl, e, item, as_entry=False)
-        return _take(e)
+        texts = _write_items(rl, e, items[lo:hi], as_entry=False)
+        return "".join(f"---\n{t}" if lo + i else t for i, t in enumerate(texts))
 
     return write_parts(_write_costs(rl, items), documents, workers)

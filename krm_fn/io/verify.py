@@ -1,0 +1,245 @@
+"""Never write what was not read back: the checks behind every item text we write.
+
+What an item's text must mean is the object the engine decided. Three kinds of text reach the output, and
+each is proven to mean that object before it is written (``krm_fn/io/resourcelist.py`` decides which applies):
+
+* **Source text copied as it came** (an unchanged item) is trusted only where the copy is provably the same
+  text in the same context: a ``- `` entry of kpt's layout (or a document at column 0), ending with its own
+  line break, with no alias (``*x`` could name an anchor outside the span), no ``%`` directive in the input
+  (``%TAG`` handles are document state) and no line break other than LF. Anything else — shifted,
+  re-indented, a line break appended — is read back (:class:`ReadBacks`).
+* **Spliced text** (a changed item keeping its user's text, :mod:`krm_fn.io.patch`): every mapping the splice
+  edited is read back on its own, from its first key to its end plus the blank lines after it, with the line
+  after that proven to close it (see ``patch._site_text``); the rest of the item is the trusted source text.
+  A pair we wrote as ``key: <one-line scalar>`` is read there with ``null`` for the scalar (whose form is read
+  back with the emitter's), so the same mapping text in the same place — a matcher pinned on ten thousand
+  VMs — is read once per batch (:meth:`ReadBacks.join`). A splice on a text that is not trusted as above is
+  read back whole.
+* **Freshly emitted text** (:class:`krm_fn.io.emitter.Emitter`): its block structure is fixed by construction
+  (a key at the mapping's column, nested values two columns deeper, compact ``- `` entries); what the emitter
+  chooses per value — the form of each scalar, key and block scalar — is read back once per distinct value and
+  run (:func:`check_emitted`). Reading every emitted item whole would cost more than the rest of a 10k-VM
+  render (``bench/verify_cost.py`` measures both).
+
+Reading back uses the reference loader (:mod:`krm_fn.io.loader`), or for batches of ``- `` entries the
+yaml-rs lane (:mod:`krm_fn.io.fastload`, which reads what the loader reads or hands the entry over).
+Values are compared strictly: types too (``True``, ``1`` and ``1.0`` differ) and key order where the text
+keeps it. A copied or spliced text that fails is replaced by a fresh emit; a fresh emit that fails is a
+:class:`WriteError` (one line, exit 1): nothing unverified is written.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import Any
+
+from krm_fn.errors import InputError
+from krm_fn.io.fastload import load_resource_list
+from krm_fn.io.loader import load_documents
+
+
+class WriteError(InputError):
+    """A text we were about to write does not read back as what we decided (a bug of ours, never written)."""
+
+
+# a character that could start an alias after it: whitespace, or a flow indicator
+_ALIAS_BEFORE = frozenset(" \t\n[{,")
+# characters libyaml reads as line breaks besides LF (CR is normalised away by resourcelist.decode)
+_OTHER_BREAKS = re.compile("[\r\x85\u2028\u2029]")
+
+
+def hazard(text: str, start: int, end: int) -> bool:
+    """Whether ``text[start:end]`` may mean something else on its own: an alias, or a line break that is not LF."""
+    star = text.find("*", start, end)
+    while star >= 0:
+        if star == start or text[star - 1] in _ALIAS_BEFORE:
+            return True
+        star = text.find("*", star + 1, end)
+    return not _ascii(text, start, end) and _OTHER_BREAKS.search(text, start, end) is not None
+
+
+def _ascii(text: str, start: int, end: int) -> bool:
+    return text.isascii() or text[start:end].isascii()
+
+
+def has_directives(text: str) -> bool:
+    """Whether the input holds a ``%`` directive (``%TAG`` handles change what a copied tag means)."""
+    return text.startswith("%") or "\n%" in text
+
+
+# --- comparison ----------------------------------------------------------------------------------
+
+_FAILED: Any = object()
+
+
+def same(a: Any, b: Any, ordered: bool = True) -> bool:
+    """``a`` and ``b`` are the same JSON-like value: same types (``True``, ``1``, ``1.0`` differ), same
+    strings, NaN equal to NaN; with ``ordered`` also the same key order. Iterative: any nesting depth."""
+    stack = [(a, b)]
+    pop, push = stack.pop, stack.append
+    while stack:
+        x, y = pop()
+        tx = type(x)
+        if tx is not type(y) and _kind(x) is not _kind(y):
+            return False
+        if tx is dict:
+            if len(x) != len(y):
+                return False
+            if ordered and list(x) != list(y):
+                return False
+            for k, v in x.items():
+                w = y.get(k, _FAILED)
+                if type(v) is str:  # most leaves: no stack round trip
+                    if type(w) is not str or v != w:
+                        return False
+                elif w is _FAILED:
+                    return False
+                else:
+                    push((v, w))
+        elif tx is list:
+            if len(x) != len(y):
+                return False
+            stack.extend(zip(x, y))
+        elif tx is float:
+            if x != y and not (math.isnan(x) and math.isnan(y)):
+                return False
+        elif x != y:
+            return False
+    return True
+
+
+def _kind(v: Any) -> type:
+    """The JSON type of ``v`` (a ``str`` subclass is a string, ``bool`` is not an ``int``)."""
+    for t in (bool, str, int, float, dict, list):
+        if isinstance(v, t):
+            return t
+    return type(v)
+
+
+# --- read-backs ----------------------------------------------------------------------------------
+
+
+class ReadBacks:
+    """Texts owed a read-back, each a ``- `` entry holding one mapping, read together (one batch per block of
+    items) and compared with the mapping it must mean. ``owner`` says which item a failure falls back on."""
+
+    __slots__ = ("entries", "expected", "ordered", "owners", "_keyed")
+
+    def __init__(self) -> None:
+        self.entries: list[str] = []
+        self.expected: list[Any] = []
+        self.ordered: list[bool] = []
+        self.owners: list[list[int]] = []
+        self._keyed: dict[Any, int | None] = {}  # key -> index of its entry, None: cannot be read alone
+
+    def add(self, entry: str, expected: Any, owner: int, ordered: bool = True, key: Any = None) -> None:
+        """Owe a read-back; ``key`` names what determines both the text and its value (see :meth:`join`)."""
+        if key is not None:
+            self._keyed[key] = len(self.entries)
+        self.entries.append(entry)
+        self.expected.append(expected)
+        self.ordered.append(ordered)
+        self.owners.append([owner])
+
+    def unreadable(self, key: Any) -> None:
+        """Remember that what ``key`` names cannot be read on its own."""
+        self._keyed[key] = None
+
+    def join(self, key: Any, owner: int) -> bool | None:
+        """For a text whose ``key`` was seen in this batch (the same key: the same text meaning the same value),
+        share its read-back: True (``owner`` fails if it fails), False (it cannot be read alone); None when
+        ``key`` is new."""
+        if key not in self._keyed:
+            return None
+        at = self._keyed[key]
+        if at is None:
+            return False
+        self.owners[at].append(owner)
+        return True
+
+    def failures(self) -> set[int]:
+        """The owners of every text that does not read back as its mapping."""
+        if not self.entries:
+            return set()
+        values = read_entries(self.entries)
+        return {owner for value, expected, ordered, owners
+                in zip(values, self.expected, self.ordered, self.owners, strict=True)
+                if value is _FAILED or not same(value, expected, ordered) for owner in owners}
+
+
+def read_entries(entries: list[str]) -> list[Any]:
+    """What each ``- `` entry reads as (``_FAILED`` where it is not exactly one entry). One pass of the yaml-rs
+    lane over all of them (each entry is read on its own there); the loader entry by entry where the lane
+    does not apply."""
+    try:
+        doc = load_resource_list("items:\n" + "".join(entries))
+    except InputError:
+        doc = None
+    if doc is not None:
+        items = doc.value.get("items") if isinstance(doc.value, dict) else None
+        if isinstance(items, list) and len(items) == len(entries):
+            return items
+    return [_read_entry(entry) for entry in entries]
+
+
+def _read_entry(entry: str) -> Any:
+    try:
+        docs = load_documents(entry)
+    except InputError:
+        return _FAILED
+    if len(docs) != 1 or type(docs[0].value) is not list or len(docs[0].value) != 1:
+        return _FAILED
+    return docs[0].value[0]
+
+
+# --- emitted forms -------------------------------------------------------------------------------
+
+def check_emitted(owed: list[tuple[str, Any, Any]]) -> None:
+    """Read back every ``(position, text, value)`` an emitter owes (see ``Emitter.take_owed``): ``"v"`` a one-line
+    scalar, ``"k"`` a mapping key, ``"b"`` a block scalar (as a sequence entry and as a mapping value: the two
+    places we write one). One sequence document for all; on a failure each is read alone to name it (WriteError).
+
+    A one-line scalar is read as a sequence entry (``- x``): in block context libyaml scans a plain or quoted
+    scalar alike after ``- `` and after ``key: `` (only flow context and indentation change the scan)."""
+    if not owed:
+        return
+    forms = [text for position, text, _ in owed if position == "v"]
+    wanted = [value for position, _, value in owed if position == "v"]
+    others: list[tuple[str, Any, tuple[str, Any, Any]]] = []
+    for record in owed:
+        position, text, value = record
+        if position == "k":
+            others.append((f"- {text}: 0\n", {value: 0}, record))
+        elif position == "b":
+            others.append((f"- {text[0]}", value, record))
+            others.append((f"- v: {text[1]}", {"v": value}, record))
+    wanted += [want for _, want, _ in others]
+    batch = ("- " + "\n- ".join(forms) + "\n" if forms else "") + "".join(probe for probe, _, _ in others)
+    try:
+        docs = load_documents(batch)
+        values = docs[0].value if len(docs) == 1 else None
+    except InputError:
+        values = None
+    if type(values) is list and len(values) == len(wanted):
+        # equal, and of the same types (== alone takes True for 1 and 1.0); the nested values are {str: 0} and
+        # {"v": str}, where == decides
+        if values == wanted and list(map(type, values)) == list(map(type, wanted)):
+            return
+        if all(same(got, want) for got, want in zip(values, wanted, strict=True)):
+            return
+    probes = [(f"- {text}\n", value, record) for record in owed if record[0] == "v"
+              for _, text, value in (record,)] + others
+    for probe, want, (position, text, value) in probes:
+        got = _read_entry(probe)
+        if got is _FAILED or not same(got, want):
+            what = "key" if position == "k" else "value"
+            shown = text[1] if position == "b" else text
+            raise WriteError(f"internal error: the {what} {_short(value)} would be written as {_short(shown)}, "
+                             "which does not read back the same; nothing was written")
+    raise WriteError("internal error: emitted scalars do not read back together; nothing was written")
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
