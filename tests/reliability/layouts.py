@@ -71,14 +71,6 @@ def node(value: Any) -> Node:
     return Plain(_SCALARS.scalar(value))
 
 
-def get(n: Node, key: str) -> Node | None:
-    if isinstance(n, Map):
-        for k, v in n.pairs:
-            if k == key:
-                return v
-    return None
-
-
 # --- layouts ---------------------------------------------------------------------------------------------
 #: every dimension and the Layout fields it draws (the rest keep their canonical value)
 DIMENSIONS: dict[str, tuple[str, ...]] = {
@@ -401,7 +393,12 @@ class _Writer:
         newline = "\n" if quote == "'" else "\\n"
         if not fold and newline not in units:
             return quote + "".join(units) + quote
-        pad = "\n" + " " * cont
+        def pad(nxt: str) -> str:
+            """A line break and a continuation line's indentation: any column (libyaml does not check it in
+            quoted scalars), mostly ``cont``; never column 0 before what could read as a document marker."""
+            col = cont if self.rnd.random() < 0.6 else self.rnd.randint(0 if nxt[:1] not in "-." else 1, cont)
+            return "\n" + " " * col
+
         out = [quote]
         i, n = 0, len(units)
         broke = True  # at the start of a line: no escaped break here
@@ -415,17 +412,17 @@ class _Writer:
                 nxt = units[j] if j < n else None
                 between = prev is not None and prev not in _BLANK and nxt is not None and nxt not in _BLANK
                 if between and (quote == "'" or (fold and self.rnd.random() < 0.5)):
-                    out.append("\n" * (j - i) + pad)  # k line breaks: a break and k empty lines
+                    out.append("\n" * (j - i) + pad(nxt or ""))  # k line breaks: a break and k empty lines
                     i, broke = j, True
                     continue
                 assert quote == '"', "single-quoted line break not between non-blank characters"
             nxt = units[i + 1] if i + 1 < n else None
             if fold and u == " " and prev not in (None, newline, *_BLANK) and nxt not in (None, newline, *_BLANK) \
                     and self.rnd.random() < 0.3:
-                out.append(pad)  # folds into one space
+                out.append(pad(nxt or ""))  # folds into one space
                 broke = True
             elif fold and quote == '"' and not broke and u not in _BLANK and self.rnd.random() < 0.15:
-                out.append("\\" + pad + u)  # an escaped line break: nothing
+                out.append("\\" + pad(u) + u)  # an escaped line break: nothing
                 broke = False
             else:
                 out.append(u)
@@ -629,12 +626,11 @@ class _Writer:
         """The text in the layout's line endings; with ``eof``, without the final line break (a strip-chomped
         block scalar ending the input becomes clip or keep: the same value there; any other block scalar
         keeps the break, part of its value)."""
-        if self.lay.eof and self.out and self.out[-1].endswith("\n") and self.tail != "block":
-            if self.tail == "strip":
-                self.out[self.strip_at] = self.out[self.strip_at].replace("-", self.rnd.choice(("", "+")))
-            text = "".join(self.out)[:-1]
-        else:
-            text = "".join(self.out)
+        if self.lay.eof and self.tail == "strip":
+            self.out[self.strip_at] = self.out[self.strip_at].replace("-", self.rnd.choice(("", "+")))
+        text = "".join(self.out)
+        if self.lay.eof and text.endswith("\n") and self.tail != "block":
+            text = text[:-1]
         eol = self.lay.eol
         if eol == "mixed":
             parts = text.split("\n")

@@ -23,6 +23,7 @@ from krm_fn.kube.api import (
 )
 from krm_fn.schema import ARR, MAP, OBJ, QTY, SCALAR, Node, spec_schema
 from krm_fn.validate import required_fields
+from tests.reliability.layouts import Plain, node
 
 REQUIRED = required_fields()  # as written in the schema (the API server requires them, defaults or not)
 
@@ -381,13 +382,9 @@ class LayoutObjects:
         return rnd.choice(LAYOUT_STRINGS + TRICKY)
 
     def scalar(self) -> Any:
-        from tests.reliability.layouts import Plain
-
         return Plain(self.rnd.choice(TRICKY_PLAIN)) if self.rnd.random() < 0.4 else self.string()
 
     def labels(self) -> dict[str, Any]:
-        from tests.reliability.layouts import Plain
-
         rnd = self.rnd
         out: dict[str, Any] = {"app": rnd.choice(("web", "db", "x"))}
         if rnd.random() < 0.3:  # mostly rejected: a label value kubectl reads as a number or bool
@@ -447,8 +444,6 @@ class LayoutObjects:
         return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": md, "data": data}
 
     def items(self) -> list[Any]:
-        from tests.reliability.layouts import node
-
         rnd = self.rnd
         types: list[dict[str, Any]] = []
         if rnd.random() < 0.35:
