@@ -134,8 +134,10 @@ class Layout:
 CANONICAL = Layout()
 
 
-def draw_layout(rnd: random.Random, only: tuple[str, ...] = (), stream: bool = False) -> Layout:
-    """A random layout: each dimension drawn with some chance (all of ``only`` when given, none other)."""
+def draw_layout(seed: int, only: tuple[str, ...] = (), stream: bool = False) -> Layout:
+    """The layout of ``seed``: each dimension drawn with some chance (all of ``only`` when given, none
+    other). The writer's own choices come from the same seed, so ``seed`` and ``only`` reproduce the text."""
+    rnd = random.Random(seed)
     names = [d for d in DIMENSIONS if (d in only if only else rnd.random() < 0.35)]
     if not names:
         names = [rnd.choice(list(DIMENSIONS))]
@@ -177,7 +179,7 @@ def draw_layout(rnd: random.Random, only: tuple[str, ...] = (), stream: bool = F
             values["frame"] = "free"
         elif dim == "key-order":
             values["shuffle_p"] = p((0.3, 1.0))
-    return Layout(seed=rnd.getrandbits(32), dims=tuple(names), **values)
+    return Layout(seed=seed, dims=tuple(names), **values)
 
 
 # --- scalar styles -----------------------------------------------------------------------------------------
