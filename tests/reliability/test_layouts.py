@@ -249,6 +249,8 @@ def check_output(mode: str, outcome: Outcome, config_text: str) -> tuple[list[Fi
         second_text = strip_results(second.output) if second.output is not None and second.error is None else None
     if second.error is not None:
         return [Finding("second-render", f"the output {second.error}")], objects
+    if second.exit != outcome.exit:
+        return [Finding("second-render", f"the output gives exit {second.exit}: {_short(second.results)}")], objects
     if second_text != again:
         return [Finding("second-render", _text_diff(again, second_text or ""))], objects
     return [], objects
@@ -511,7 +513,7 @@ def signature(f: Finding) -> str:
         detail = "missing" if "missing in the layout" in detail else "only in the layout" \
             if "only in the layout" in detail else "value"
     elif f.prop.endswith("second-render"):
-        detail = "refused" if "refused" in detail else "changed"
+        detail = "refused" if "refused" in detail else "exit code" if "gives exit" in detail else "changed"
     return re.sub(r"'[^']*'|\"[^\"]*\"|\*\w+|\d+", "_", detail)[:80]
 
 
