@@ -41,6 +41,26 @@ def fast_builtin_catalog() -> Iterator[None]:
         yield
 
 
+@pytest.fixture(scope="module")
+def shared_builtin_catalog() -> Iterator[None]:
+    """The builtin catalogs generated once per module and handed out *without* a copy (the layout fuzzer
+    renders ~40,000 small lists: the copies were most of its time). Mutation is still caught: the cached
+    objects are compared with a fresh load when the module is done."""
+    original = krm_fn.catalog.load_builtin_objects
+    cache: dict[str, list[Any]] = {}
+
+    def cached(name: str = "common-instancetypes") -> list[Any]:
+        if name not in cache:
+            cache[name] = original(name)
+        return cache[name]
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(krm_fn.catalog, "load_builtin_objects", cached)
+        yield
+    for name, objects in cache.items():
+        assert objects == original(name), f"the builtin catalog {name} was changed by a run"
+
+
 @pytest.fixture
 def validated_process() -> Callable[..., Any]:
     """``process`` that fails the test when any object it generated or changed is not strictly valid."""

@@ -23,6 +23,7 @@ from krm_fn.kube.api import (
 )
 from krm_fn.kubevirt.schema import ARR, MAP, OBJ, QTY, SCALAR, Node, spec_schema
 from krm_fn.validate import required_fields
+from tests.reliability.layouts import Plain, node
 
 REQUIRED = required_fields()  # as written in the schema (the API server requires them, defaults or not)
 
@@ -340,3 +341,127 @@ def item_lists(vms: tuple[int, int] = (1, 3), types: int = 4, others: int = 2) -
 def unowned_lists() -> Strategy:
     """Only items the function does not own."""
     return item_lists(vms=(0, 0), types=0, others=6)
+
+
+# --- object sets for the layout fuzzer (test_layouts.py) ----------------------------------------------------
+# Plain scalars written as they are in every layout: what each means is the reader's business (go-yaml v2:
+# bool, octal, float, string for a hex number beyond 64 bits, string for a timestamp ...).
+TRICKY_PLAIN = ("yes", "no", "on", "off", "y", "N", "True", "FALSE", "0777", "0o17", "1e3", "1E3", "0x1F", "-0x1F",
+                "0xFFFFFFFFFFFFFFFFFFFF", "0x8000000000000000", "0x7FFFFFFFFFFFFFFF", "18446744073709551616",
+                "9223372036854775808", "1_000", "+12", "-0", "00", "0b101", "1.", ".5", ".inf", "-.Inf", ".NaN",
+                "~", "null", "2001-12-14", "2001-12-14t21:59:43.10-05:00", "12:30:45", "1.2.3", "v1", "0x")
+# strings whose spelling depends on the layout (every style that can hold them)
+LAYOUT_STRINGS = ("", "\n", "\n\n", "x\n\n\n", "\nleading break", "  indented first\nsecond\n",
+                  "#cloud-config\npassword: x # not a comment\nchpasswd: {expire: False}\n",
+                  "line one\n# starts with a hash\nlast line", "a #b", "text with # inside and more words",
+                  "the quick brown fox jumps over the lazy dog\nand # then\n\nsome more words\n",
+                  "trailing space \nnext", "tab\there", "ünïcødé ☃", "emoji 🎉", "line\u2028sep", "nel\x85x",
+                  "\ufeffbom inside", "nul\x00byte", "cr\rinside", "'single' \"double\"", "back\\slash",
+                  "- not a list", "? not a key", "key: not a map", "--- not a marker", "... nor this", "&a *b !c",
+                  "%YAML 1.1", "@at `tick", "{[flow]}", "yes", "0777", "1e3", "0x1F", "2001-12-14", "~", "<<",
+                  "plain words only", "x")
+LAYOUT_KEYS = ("a.b", "example.com/key", "yes", "0777", "with space", "-dash", "<<", "on", "~", "ünï", "a:b",
+               "# hash", "k", "'q'", "1e3")
+_RANDOM_ALPHABET = "ab #:-'\"\\\n\t{}[],&*!|>%@`ü☃🎉\u2028\x85\x00\x7f\ufeff"
+
+
+class LayoutObjects:
+    """Small item sets for the layout fuzzer: VirtualMachines using builtin or listed instancetypes and
+    preferences (some rejected by KubeVirt: conflicts, unmet requirements, missing references), the
+    instancetype/preference objects, unowned ConfigMaps full of tricky scalars; some subtrees repeated
+    within and across items (aliases), a multi-line string often ending the last item (block scalar at EOF)."""
+
+    def __init__(self, seed: int) -> None:
+        self.rnd = random.Random(seed)
+        self.draw = Draw(seed, [], [])
+
+    def string(self) -> str:
+        rnd = self.rnd
+        if rnd.random() < 0.15:
+            return "".join(rnd.choice(_RANDOM_ALPHABET) for _ in range(rnd.randint(0, 10)))
+        return rnd.choice(LAYOUT_STRINGS + TRICKY)
+
+    def scalar(self) -> Any:
+        return Plain(self.rnd.choice(TRICKY_PLAIN)) if self.rnd.random() < 0.4 else self.string()
+
+    def labels(self) -> dict[str, Any]:
+        rnd = self.rnd
+        out: dict[str, Any] = {"app": rnd.choice(("web", "db", "x"))}
+        if rnd.random() < 0.3:  # mostly rejected: a label value kubectl reads as a number or bool
+            out["example.com/v"] = Plain(rnd.choice(TRICKY_PLAIN))
+        return out
+
+    def vm(self, name: str, types: list[dict[str, Any]], devices: dict[str, Any] | None) -> dict[str, Any]:
+        rnd = self.rnd
+        spec: dict[str, Any] = {}
+        listed = [t for t in types if "Instancetype" in t["kind"]]
+        prefs = [t for t in types if "Preference" in t["kind"]]
+        r = rnd.random()
+        if r < 0.55:
+            spec["instancetype"] = {"name": rnd.choice(("u1.medium", "u1.small", "cx1.large", "n1.medium"))}
+        elif r < 0.7 and listed:
+            spec["instancetype"] = {"name": listed[0]["metadata"]["name"], "kind": listed[0]["kind"]}
+        elif r < 0.8:
+            spec["instancetype"] = {"name": "does-not-exist"}
+        if rnd.random() < 0.7:
+            pref: dict[str, Any] = ({"name": prefs[0]["metadata"]["name"], "kind": prefs[0]["kind"]}
+                                    if prefs and rnd.random() < 0.3
+                                    else {"name": rnd.choice(("fedora", "rhel.9", "windows.11", "alpine"))})
+            spec["preference"] = pref
+        spec["runStrategy"] = rnd.choice(("Always", "Halted"))
+        domain: dict[str, Any] = {"devices": devices if devices is not None else {
+            "disks": [{"name": "rootdisk", "disk": {"bus": "virtio"}}],
+            "interfaces": [{"name": "default", "masquerade": {}}]}}
+        if rnd.random() < 0.2:  # conflicts with what the instancetype provides
+            domain["cpu"] = {"sockets": 2}
+        if rnd.random() < 0.1:
+            domain["memory"] = {"guest": "1Gi"}
+        labels = self.labels() if rnd.random() < 0.6 else None
+        template: dict[str, Any] = {"spec": {
+            "domain": domain, "networks": [{"name": "default", "pod": {}}],
+            "volumes": [{"name": "rootdisk", "containerDisk": {"image": "quay.io/containerdisks/fedora:latest"}},
+                        {"name": "cloudinit", "cloudInitNoCloud": {"userData": self.string()}}]}}
+        if labels is not None:
+            template["metadata"] = {"labels": labels}  # the same subtree twice in one item
+        spec["template"] = template
+        md: dict[str, Any] = {"name": name}
+        if labels is not None:
+            md["labels"] = labels
+        if rnd.random() < 0.4:
+            md["annotations"] = {"note": self.string()}
+        return {"apiVersion": "kubevirt.io/v1", "kind": "VirtualMachine", "metadata": md, "spec": spec}
+
+    def configmap(self, name: str, labels: dict[str, Any] | None, last: str | None) -> dict[str, Any]:
+        rnd = self.rnd
+        data = {k: self.scalar() for k in rnd.sample(LAYOUT_KEYS, rnd.randint(1, 4))}
+        if rnd.random() < 0.3:
+            data["empty"] = ""
+        if last is not None:
+            data["zz-last"] = last
+        md: dict[str, Any] = {"name": name}
+        if labels is not None:
+            md["labels"] = labels
+        return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": md, "data": data}
+
+    def items(self) -> list[Any]:
+        rnd = self.rnd
+        types: list[dict[str, Any]] = []
+        if rnd.random() < 0.35:
+            types.append(self.draw.instancetype() if rnd.random() < 0.5 else self.draw.preference())
+        vms = []
+        shared_devices = None
+        for i in range(rnd.choice((1, 1, 2))):
+            vm = self.vm(("vm-a", "vm-b", "vm.c")[i], types, shared_devices) if rnd.random() < 0.85 \
+                else {**self.draw.virtual_machine(types), "metadata": {"name": f"gen-{i}"}}
+            spec = vm["spec"].get("template", {}).get("spec", {})
+            shared_devices = spec.get("domain", {}).get("devices") if rnd.random() < 0.5 else None
+            vms.append(vm)
+        labels = (vms[0]["metadata"].get("labels") if rnd.random() < 0.3 else None)  # shared across items
+        last = rnd.choice(("ends\nwithout a line break", "ends with one\n", "a\n\nb", "")) \
+            if rnd.random() < 0.5 else None
+        cms = [self.configmap(f"cm-{i}", labels, last if i == 0 else None) for i in range(rnd.choice((1, 1, 2)))]
+        if rnd.random() < 0.15:
+            cms.append(self.draw.unowned())
+        out = types + vms + cms[1:]
+        rnd.shuffle(out)
+        return [node(o) for o in out + cms[:1]]  # a ConfigMap last: its last string may end the input
