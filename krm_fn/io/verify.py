@@ -43,8 +43,8 @@ class WriteError(InputError):
     """A text we were about to write does not read back as what we decided (a bug of ours, never written)."""
 
 
-# a character that could start an alias after it: whitespace, or a flow indicator
-_ALIAS_BEFORE = frozenset(" \t\n[{,")
+# a character an alias can follow: whitespace, a flow indicator, or the ":" after a JSON-like key in flow ({"k":*a})
+_ALIAS_BEFORE = frozenset(" \t\n[{,:")
 # characters libyaml reads as line breaks besides LF (CR is normalised away by resourcelist.decode)
 _OTHER_BREAKS = re.compile("[\r\x85\u2028\u2029]")
 

@@ -47,18 +47,20 @@ def shared_builtin_catalog() -> Iterator[None]:
     renders ~40,000 small lists: the copies were most of its time). Mutation is still caught: the cached
     objects are compared with a fresh load when the module is done."""
     original = krm_fn.catalog.load_builtin_objects
-    cache: dict[str, list[Any]] = {}
+    cache: dict[tuple[str, str | None, str | None], list[Any]] = {}
 
-    def cached(name: str = "common-instancetypes") -> list[Any]:
-        if name not in cache:
-            cache[name] = original(name)
-        return cache[name]
+    def cached(name: str = "common-instancetypes", version: str | None = None,
+               kubevirt_version: str | None = None) -> list[Any]:
+        key = (name, version, kubevirt_version)
+        if key not in cache:
+            cache[key] = original(*key)
+        return cache[key]
 
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(krm_fn.catalog, "load_builtin_objects", cached)
         yield
-    for name, objects in cache.items():
-        assert objects == original(name), f"the builtin catalog {name} was changed by a run"
+    for key, objects in cache.items():
+        assert objects == original(*key), f"the builtin catalog {key} was changed by a run"
 
 
 @pytest.fixture

@@ -182,6 +182,16 @@ def test_alias_between_unchanged_items_of_a_stream() -> None:
     assert read_all(out) == read(text)["items"]
 
 
+def test_alias_right_after_a_json_like_key_in_flow() -> None:
+    # {"k":*a} needs no space before the alias (found by the layout fuzzer): the copy must not be trusted
+    text = HEAD + ("- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: a, labels: {app: &x web}}\n"
+                   "- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: b}\n  data: {\"k\":*x}\n")
+    rl = parse_resource_list(text)
+    first = copy.deepcopy(rl.items[0])
+    first["data"] = {"changed": "yes"}  # written fresh: the anchor is gone from the output
+    out = dump_resource_list(rl, [first, rl.items[1]], [])
+    assert read(out)["items"] == [first, read(text)["items"][1]]
+
 def test_tag_handle_from_a_directive_is_not_copied_without_it() -> None:
     text = "%TAG !e! tag:yaml.org,2002:\n---\n" + HEAD + (
         "- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: cm\n  data:\n    n: !e!str 1\n")
