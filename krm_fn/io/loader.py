@@ -320,6 +320,8 @@ def load_documents(text: str, *, track: str | None = None) -> list[Document]:
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
+        if "maximum nesting depth" in str(exc.problem):  # libyaml >= 0.2.6 (PyYAML 6.0.4) has our limit too
+            raise InputError(f"document nested deeper than {MAX_DEPTH} levels{where}") from None
         raise YAMLSyntaxError(f"malformed YAML: {exc.problem or exc.context}{where}",
                               mark.index if mark is not None else len(text)) from None
     except yaml.YAMLError as exc:
