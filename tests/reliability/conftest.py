@@ -19,33 +19,9 @@ from tests.reliability.support import checked_process, checked_run
 set_hypothesis_home_dir(str(Path(tempfile.gettempdir()) / "kubevirt-krm-hypothesis"))
 
 
-@pytest.fixture(scope="module")
-def fast_builtin_catalog() -> Iterator[None]:
-    """The builtin catalogs generated once per module instead of once per ``process`` call (~90 ms each).
-
-    Every call still gets its own deep copy, so a renderer that mutated them would be caught exactly as before.
-    """
-    original = krm_fn.catalog.load_builtin_objects
-    cache: dict[tuple[str, str | None, str | None], list[Any]] = {}
-
-    def cached(name: str = "common-instancetypes", version: str | None = None,
-               kubevirt_version: str | None = None) -> list[Any]:
-        key = (name, version, kubevirt_version)
-        if key not in cache:
-            cache[key] = original(name, version, kubevirt_version)
-        objects: list[Any] = copy_json(cache[key])
-        return objects
-
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(krm_fn.catalog, "load_builtin_objects", cached)
-        yield
-
-
-@pytest.fixture(scope="module")
-def shared_builtin_catalog() -> Iterator[None]:
-    """The builtin catalogs generated once per module and handed out *without* a copy (the layout fuzzer
-    renders ~40,000 small lists: the copies were most of its time). Mutation is still caught: the cached
-    objects are compared with a fresh load when the module is done."""
+def _cached_builtin(copies: bool) -> Iterator[dict[tuple[str, str | None, str | None], list[Any]]]:
+    """``load_builtin_objects`` generating each builtin catalog once while active; ``copies``: each call gets
+    its own deep copy, else the cached objects themselves. Yields the cache."""
     original = krm_fn.catalog.load_builtin_objects
     cache: dict[tuple[str, str | None, str | None], list[Any]] = {}
 
@@ -54,10 +30,30 @@ def shared_builtin_catalog() -> Iterator[None]:
         key = (name, version, kubevirt_version)
         if key not in cache:
             cache[key] = original(*key)
-        return cache[key]
+        objects: list[Any] = copy_json(cache[key]) if copies else cache[key]
+        return objects
 
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(krm_fn.catalog, "load_builtin_objects", cached)
+        yield cache
+
+
+@pytest.fixture(scope="module")
+def fast_builtin_catalog() -> Iterator[None]:
+    """The builtin catalogs generated once per module instead of once per ``process`` call (~90 ms each).
+
+    Every call still gets its own deep copy, so a renderer that mutated them would be caught exactly as before.
+    """
+    yield from (None for _ in _cached_builtin(copies=True))
+
+
+@pytest.fixture(scope="module")
+def shared_builtin_catalog() -> Iterator[None]:
+    """The builtin catalogs generated once per module and handed out *without* a copy (the layout fuzzer
+    renders ~40,000 small lists: the copies were most of its time). Mutation is still caught: the cached
+    objects are compared with a fresh load when the module is done."""
+    original = krm_fn.catalog.load_builtin_objects
+    for cache in _cached_builtin(copies=False):
         yield
     for key, objects in cache.items():
         assert objects == original(*key), f"the builtin catalog {key} was changed by a run"
