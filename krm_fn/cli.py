@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 USAGE = """\
 usage: kubevirt-krm                                  KRM function: ResourceList on stdin -> stdout
        kubevirt-krm [--validate]                     (kpt fn render/eval, kustomize KRM functions)
-       kubevirt-krm CONFIG.yaml [FILE|DIR|-]... [--output FILE]
+       kubevirt-krm CONFIG.yaml [FILE|DIR|-]... [-o|--output FILE]
                                                      standalone / kustomize legacy exec plugin: plain YAML
                                                      stream in (files, dirs, or stdin), stream out (to stdout,
                                                      or to FILE: written to a temporary file next to it, then
@@ -36,9 +36,9 @@ usage: kubevirt-krm                                  KRM function: ResourceList 
                                                      Markdown reference of a catalog
        kubevirt-krm catalog diff --builtin NAME[@VERSION] [--strict] FILE|DIR|-...
                                                      a bundle or cluster export vs a builtin catalog (exit 0
-                                                     identical, 1 different)
+                                                     identical, 1 different, 2 unusable input or usage error)
        kubevirt-krm install-plugin DIR               lay out a KUSTOMIZE_PLUGIN_HOME for kubectl kustomize
-       kubevirt-krm --help | --version
+       kubevirt-krm --help | --version               (every subcommand takes -h/--help too)
 
 Generate KubeVirt instancetypes/preferences from a compact catalog, and pre-render VirtualMachines that
 reference them (pinned ControllerRevisions or fully expanded), exactly as KubeVirt would.
@@ -48,7 +48,7 @@ functionConfig (apiVersion: kubevirt-krm.dev/v1alpha1):
     spec.builtin: common-instancetypes | classic   (default common-instancetypes)
     spec.path: FILE                 a user catalog, relative to the package root and inside it (symlinks
                                     resolved): the kustomization dir (cwd), the config file's dir
-                                    (standalone), or kpt's package
+                                    (standalone), or kpt's package; set builtin or path, not both
     spec.include / spec.exclude:    {series: [glob], sizes: [glob], preferences: [glob]}
     spec.scope: Cluster | Namespaced | Both         spec.namespace
     spec.version: v1.7.0 | main     common-instancetypes version (default: what the KubeVirt release deploys)
@@ -61,15 +61,28 @@ functionConfig (apiVersion: kubevirt-krm.dev/v1alpha1):
     spec.revisions: {scope: per-vm | shared, repin: true|false, syncWave: N}
     spec.migrate: true              rewrite legacy flavor/v1alpha objects to v1beta1 first
     spec.validateOutput: true       validate every emitted object against the KubeVirt schema
-    spec.cluster: {architecture, machineType, defaultNetworkInterface, evictionStrategy, ...}
-                                    cluster defaults used by expand (defaults: a default KubeVirt CR)
+    spec.cluster:                   cluster defaults used by expand (defaults: a default KubeVirt CR)
+      architecture: amd64 | arm64 | s390x | ppc64le   (default amd64)
+      machineType: NAME                           (default: the architecture's own, e.g. q35)
+      defaultNetworkInterface: bridge | masquerade | slirp              (default bridge)
+      permitBridgeInterfaceOnPodNetwork: true | false                   (default true)
+      evictionStrategy: None | LiveMigrate | LiveMigrateIfPossible | External   (default None)
+      cpuRequest: QUANTITY                        (default 100m)
   A ConfigMap (kpt fn eval -- key=value) takes the same settings as flat keys: mode=expand,
-  revisions.scope=shared, builtin=classic (an optional kind=... key picks the kind).
+  revisions.scope=shared, builtin=classic (an optional kind=InstancetypeCatalog|VirtualMachineRenderer
+  key picks the kind).
   No functionConfig: render VMs in revisions mode with the builtin catalog.
+  Every problem of a config is reported at once, one line each, with its field path.
 
-Exit status: 0 ok; 1 on any error result or unusable input, output or config (the ResourceList with
-results is still written in KRM mode; in stream modes nothing is written on error); 2 on a usage error or
-an internal error (a bug: please report it). One line per error on stderr.
+Exit status:
+  0    success
+  1    an error result, or unusable input, config or catalog, or an output that cannot be written (the
+       ResourceList with its results is still written in KRM mode; in stream modes nothing is written)
+  2    a usage error (unknown option, missing argument), or an internal error (a bug: please report it);
+       catalog diff: also unusable input (its 1 means "different")
+  130  interrupted (Ctrl-C); 143 terminated (SIGTERM); a closed pipe on stdout ends the process by SIGPIPE
+       (status 141 in a shell), quietly
+  One line per error on stderr.
 
 Environment: KUBEVIRT_KRM_WORKERS=1 renders on one process (default: two when two CPUs are available and a
 cgroup memory limit leaves room for two copies of a long input); KUBEVIRT_KRM_DEBUG=1 shows tracebacks of
@@ -78,7 +91,10 @@ internal errors.
 
 
 def _die(message: str, code: int = 1) -> NoReturn:
-    _err(f"kubevirt-krm: error: {' '.join(message.split())}")
+    """One stderr line per line of ``message`` (a catalog's problems come one per line), then exit."""
+    for line in message.splitlines() or [""]:
+        if line.strip() or not message.strip():
+            _err(f"kubevirt-krm: error: {' '.join(line.split())}")
     raise SystemExit(code)
 
 
@@ -175,7 +191,8 @@ def main(argv: list[str] | None = None) -> int:
             _die(exc.message)
         if os.environ.get("KUBEVIRT_KRM_DEBUG"):
             raise
-        _die(f"internal error: {type(exc).__name__}: {exc} (set KUBEVIRT_KRM_DEBUG=1 for details)", 2)
+        _die(f"internal error: {type(exc).__name__}: {' '.join(str(exc).split())} "
+             "(set KUBEVIRT_KRM_DEBUG=1 for details)", 2)
 
 
 def _out_of_memory() -> NoReturn:
@@ -183,8 +200,14 @@ def _out_of_memory() -> NoReturn:
     os._exit(1)
 
 
+INSTALL_PLUGIN_USAGE = "usage: kubevirt-krm install-plugin DIR"
+CATALOG_DOCS_USAGE = "usage: kubevirt-krm catalog docs [--builtin NAME | --path FILE]"
+CATALOG_USAGE = f"{CATALOG_DOCS_USAGE}\n       kubevirt-krm catalog diff --builtin NAME[@VERSION] [--strict] FILE|DIR|-..."
+HELP = ("-h", "--help")
+
+
 def _main(args: list[str]) -> int:
-    if args and args[0] in ("-h", "--help", "help"):
+    if args and args[0] in (*HELP, "help"):
         _print(USAGE)
         return 0
     if args and args[0] == "--version":
@@ -192,26 +215,11 @@ def _main(args: list[str]) -> int:
 
         _print(f"kubevirt-krm {__version__}\n")
         return 0
-    if args[:2] == ["catalog", "docs"]:
-        return _catalog_docs(args[2:])
-    if args[:2] == ["catalog", "diff"]:
-        from krm_fn.catalog.diff import main as catalog_diff
-
-        return catalog_diff(args[2:], _read_input, sys.stdout.write, lambda message: _die(message, 2))
+    if args and args[0] == "catalog" and (args[1:2] in (["docs"], ["diff"]) or not Path("catalog").exists()):
+        return _catalog(args[1:])
     if args and args[0] == "install-plugin":
         return _install_plugin(args[1:])
-    validate = "--validate" in args
-    args = [a for a in args if a != "--validate"]
-    output: Path | None = None
-    if "--output" in args:
-        at = args.index("--output")
-        if at + 1 >= len(args):
-            _die("--output needs a file name", 2)
-        output = Path(args[at + 1])
-        del args[at:at + 2]
-    unknown = [a for a in args if a.startswith("--")]
-    if unknown:
-        _die(f"unknown option {unknown[0]} (see --help)", 2)
+    validate, output, args = _stream_arguments(args)
     if output is not None and not args:
         _die("--output is for the standalone mode: kubevirt-krm CONFIG.yaml [FILE|DIR|-]... --output FILE", 2)
     if len(args) > 1:
@@ -224,6 +232,35 @@ def _main(args: list[str]) -> int:
         root = os.environ.get("KUSTOMIZE_PLUGIN_CONFIG_ROOT")
         return _run_stream(env_config, Path(root) if root else None, [], data, validate)
     return _krm_mode(data, validate)
+
+
+def _stream_arguments(args: list[str]) -> tuple[bool, Path | None, list[str]]:
+    """``--validate``, ``-o FILE`` / ``--output FILE`` / ``--output=FILE`` anywhere, ``-h``/``--help`` anywhere
+    (prints the usage), ``--`` ends the options; what remains are operands (``-`` is stdin)."""
+    validate = False
+    output: Path | None = None
+    operands: list[str] = []
+    rest = iter(args)
+    for arg in rest:
+        if arg == "--":
+            operands += rest
+        elif arg in HELP:
+            _print(USAGE)
+            raise SystemExit(0)
+        elif arg == "--validate":
+            validate = True
+        elif arg in ("-o", "--output") or arg.startswith("--output="):
+            value = arg.partition("=")[2] if "=" in arg else next(rest, None)
+            if not value:
+                _die(f"{arg.partition('=')[0]} needs a file name (see --help)", 2)
+            if output is not None:
+                _die("-o/--output is given twice (see --help)", 2)
+            output = Path(value)
+        elif arg.startswith("-") and arg != "-":
+            _die(f"unknown option {arg} (see --help)", 2)
+        else:
+            operands.append(arg)
+    return validate, output, operands
 
 
 def _environ_text(name: str) -> str | None:
@@ -439,23 +476,57 @@ def _read_input(spec: str) -> str:
         raise InputError(f"cannot read {spec}: {exc.strerror}") from None
 
 
+def _catalog(args: list[str]) -> int:
+    """``catalog docs`` / ``catalog diff``; ``catalog --help`` lists both."""
+    if args[:1] == ["docs"]:
+        return _catalog_docs(args[1:])
+    if args[:1] == ["diff"]:
+        from krm_fn.catalog.diff import USAGE as DIFF_USAGE, main as catalog_diff
+
+        if any(a in HELP for a in args[1:]):
+            _print(DIFF_USAGE + "\n")
+            return 0
+        return catalog_diff(args[1:], _read_input, sys.stdout.write, lambda message: _die(message, 2))
+    if args[:1] and args[0] in HELP:
+        _print(CATALOG_USAGE + "\n")
+        return 0
+    _die(f"{'unknown catalog command ' + repr(args[0]) if args else 'a catalog command is missing'}: "
+         "use catalog docs or catalog diff (see kubevirt-krm catalog --help)", 2)
+
+
 def _catalog_docs(args: list[str]) -> int:
     from krm_fn.catalog import CatalogSpec, load_catalog_file, render_docs, render_readme
+    from krm_fn.catalog.errors import command_line_message
+    from krm_fn.errors import FnError
 
+    if any(a in HELP for a in args):
+        _print(CATALOG_DOCS_USAGE + "\n")
+        return 0
+    if len(args) == 1 and args[0].startswith(("--builtin=", "--path=")):
+        args = list(args[0].partition("=")[::2])
     if not args:
         _print(render_readme())
-    elif args[0] == "--builtin" and len(args) == 2:
-        _print(render_docs(CatalogSpec(builtin=args[1])))
-    elif args[0] == "--path" and len(args) == 2:
-        _print(render_docs(load_catalog_file(Path(args[1]))))
+    elif args[0] in ("--builtin", "--path") and len(args) == 2:
+        try:
+            spec = CatalogSpec(builtin=args[1]) if args[0] == "--builtin" else load_catalog_file(Path(args[1]))
+            _print(render_docs(spec))
+        except FnError as exc:
+            _die(command_line_message(exc))
     else:
-        _die("usage: kubevirt-krm catalog docs [--builtin NAME | --path FILE]", 2)
+        _die(CATALOG_DOCS_USAGE, 2)
     return 0
 
 
 def _install_plugin(args: list[str]) -> int:
+    if any(a in HELP for a in args[:args.index("--") if "--" in args else len(args)]):
+        _print(INSTALL_PLUGIN_USAGE + "\n")
+        return 0
+    if args[:1] == ["--"]:
+        args = args[1:]
+    elif args[:1] and args[0].startswith("-"):
+        _die(f"unknown option {args[0]} ({INSTALL_PLUGIN_USAGE}; a directory starting with '-' goes after --)", 2)
     if len(args) != 1:
-        _die("usage: kubevirt-krm install-plugin DIR", 2)
+        _die(INSTALL_PLUGIN_USAGE, 2)
     exe = Path(sys.argv[0]).resolve() if Path(sys.argv[0]).name == "kubevirt-krm" else None
     home = Path(args[0])
     try:

@@ -181,6 +181,9 @@ def load_dataclass(cls: type[Any], raw: Obj, path: str, *, flat: bool = False) -
                 ok = False
         if ok:
             kwargs[f.name] = converted
+    across = next((OBJECT_CHECKS[c] for c in cls.__mro__ if c in OBJECT_CHECKS), None)
+    if across is not None:  # on the fields that passed their own checks, reported with the others
+        problems += [(f"{path}{where}", problem) for where, problem in across(cls, kwargs)]
     if problems:
         return None, problems
     return cls(**kwargs), problems
@@ -335,6 +338,26 @@ FIELD_CHECKS: Final[dict[tuple[type, str], Check]] = {
     (ClusterConfig, "architecture"): _architecture,
     (ClusterConfig, "machine_type"): _machine_type,
     (ClusterConfig, "cpu_request"): _cpu_request,
+}
+
+
+def _catalog_source(cls: type, values: dict[str, Any]) -> list[tuple[str, str]]:
+    """Settings of one catalog that exclude each other: checked with the others, not when the catalog is read."""
+    from krm_fn.render_spec import FallbackCatalogSpec
+
+    builtin = values.get("builtin")
+    if builtin is not None and values.get("path") is not None:
+        return _one("set either builtin or path, not both")
+    if builtin == "none" and not issubclass(cls, FallbackCatalogSpec):
+        return [(".builtin", "none is only for a VirtualMachineRenderer's spec.catalog (look types up nowhere); "
+                             f"a generator needs a catalog (available: {', '.join(builtin_names())})")]
+    return []
+
+
+# checks across the fields of one object (those that passed their own checks, by field name), by dataclass
+# (subclasses included); each returns (sub-path, message) pairs
+OBJECT_CHECKS: Final[dict[type, Callable[[type, dict[str, Any]], list[tuple[str, str]]]]] = {
+    CatalogSpec: _catalog_source,
 }
 
 

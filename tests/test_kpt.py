@@ -2,8 +2,9 @@
 
 Every ``examples/kpt-*/`` package holds kpt e2e-harness cases: ``.expected/config.yaml`` (and, for a second
 case of the same package, ``.expected/<case>/config.yaml``) with kpt's field names (``testType``, ``exitCode``,
-``execPath``, ``fnConfig``, ``args``, ``allowExec``, ``stdErr``), ``diff.patch`` (the expected ``git diff``)
-and ``results.yaml`` (the expected ``--results-dir`` file). As kpt's harness does, each case runs twice on a
+``execPath``, ``fnConfig``, ``args``, ``allowExec``, ``stdErr``), ``diff.patch`` (the expected change, new
+files included: ``git add -A``, commit, ``git diff FIRST HEAD``, ``index`` lines shortened) and ``results.yaml``
+(the expected ``--results-dir`` file). As kpt's harness does, each case runs twice on a
 git-committed temp copy, from the copy's parent directory (so the function's cwd is not the package), and the
 diff must be the expected one after *both* runs. ``UPDATE_GOLDEN=1`` rewrites diff.patch/results.yaml and fails.
 """

@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, NoReturn
 
-from krm_fn.catalog.errors import keypath
+from krm_fn.catalog.errors import command_line_message, keypath
 from krm_fn.errors import FnError
 from krm_fn.kube import api
 from krm_fn.kube.paths import FieldPath, Obj
@@ -159,7 +159,7 @@ def main(args: list[str], read: Callable[[str], str], write: Callable[[str], obj
         builtin = objects(catalog, CatalogSpec(builtin=name))
         given = [o for spec in args[2:] for o in input_objects(read(spec), spec)]
     except FnError as exc:
-        fail(exc.message)
+        fail(command_line_message(exc))
     typed = [o for o in given if o.get("kind") in KINDS and str(o.get("apiVersion")).split("/")[0] ==
              api.INSTANCETYPE_GROUP]
     if not typed:

@@ -36,3 +36,16 @@ class CatalogError(FnError):
             where += f"{keypath(path)}: " if path else ""
             lines.append(where + message)
         super().__init__("\n".join(lines))
+
+
+# a catalog named on the command line (``catalog docs|diff --builtin NAME[@VERSION]``) has no functionConfig:
+# the settings its problems point at are options there
+_OPTIONS: dict[FieldPath, str] = {("spec", "builtin"): "--builtin", ("spec", "version"): "--builtin NAME@VERSION"}
+
+
+def command_line_message(exc: FnError) -> str:
+    """``exc``'s message for a command-line catalog: one line per problem, ``spec.builtin`` said as ``--builtin``."""
+    if not isinstance(exc, CatalogError):
+        return exc.message
+    return "\n".join(f"{_OPTIONS[path]}: {message}" if not file and path in _OPTIONS else line
+                     for (file, path, message), line in zip(exc.problems, exc.message.split("\n")))
