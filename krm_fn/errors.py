@@ -34,12 +34,14 @@ class ConfigError(FnError):
 def shown(value: object, limit: int = 80) -> str:
     """``repr(value)`` for a message, cut to ``limit`` characters: a hostile 1 MB value still gives one short,
     readable line (``repr`` also escapes control characters and lone surrogates)."""
-    text = repr(value)
-    return text if len(text) <= limit else f"{text[:limit - 12]}… ({len(text)} characters)"
+    return cut(repr(value), limit)
 
 
 def cut(value: object, limit: int = 200) -> str:
-    """``str(value)`` as it stands when short (KubeVirt's messages quote values verbatim), else cut to ``limit``
-    characters: a hostile value in an upstream message still gives one readable line."""
+    """``str(value)`` as it stands when short (KubeVirt's messages quote values verbatim), else cut so that it
+    fits ``limit`` characters with a note of its length: a hostile value still gives one readable line."""
     text = str(value)
-    return text if len(text) <= limit else f"{text[:limit - 24]}… ({len(text)} characters)"
+    if len(text) <= limit:
+        return text
+    note = f"… ({len(text)} characters)"
+    return text[:max(limit - len(note), 0)] + note

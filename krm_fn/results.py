@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from krm_fn.errors import cut
 from krm_fn.kube import kpt_annotations
 from krm_fn.kube.paths import Obj
 
@@ -119,9 +120,7 @@ def readable(text: str, limit: int | None = None) -> str:
     if not text.isprintable():
         text = "".join(c if c.isprintable() else c.encode("unicode_escape", "backslashreplace").decode("ascii")
                        for c in text)
-    if limit is not None and len(text) > limit:
-        text = f"{text[:limit - 25]}…({len(text)} characters)"
-    return text
+    return cut(text, limit) if limit is not None else text
 
 
 def exit_code(results: list[Result]) -> int:
