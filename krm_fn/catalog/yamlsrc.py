@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import yaml
@@ -68,35 +69,33 @@ def load(text: str) -> tuple[Any, list[tuple[FieldPath, str]]]:
     return data, problems
 
 
+def _nodes(data: Any) -> Iterator[tuple[Any, FieldPath]]:
+    """Every node of ``data`` with its key path; a container reached twice (an alias) is visited once."""
+    seen: set[int] = set()
+    stack: list[tuple[Any, FieldPath]] = [(data, ())]
+    while stack:
+        value, path = stack.pop()
+        if isinstance(value, (dict, list)):
+            if id(value) in seen:
+                continue
+            seen.add(id(value))
+            if isinstance(value, dict):
+                stack.extend((v, (*path, str(k))) for k, v in value.items())
+            else:
+                stack.extend((v, (*path, i)) for i, v in enumerate(value))
+        yield value, path
+
+
+def _paths_by_id(data: Any) -> dict[int, FieldPath]:
+    return {id(value): path for value, path in _nodes(data) if isinstance(value, dict)}
+
+
 INT64 = range(-(1 << 63), 1 << 63)
 
 
 def _huge_integers(data: Any) -> list[tuple[FieldPath, str]]:
     """Integers no Kubernetes field holds (beyond int64): kubectl would read the text we write as a float, so
     such a value is refused here, where it enters, rather than generated into an object."""
-    out: list[tuple[FieldPath, str]] = []
-    stack: list[tuple[Any, FieldPath]] = [(data, ())]
-    while stack:
-        value, path = stack.pop()
-        if isinstance(value, dict):
-            stack.extend((v, (*path, str(k))) for k, v in value.items())
-        elif isinstance(value, list):
-            stack.extend((v, (*path, i)) for i, v in enumerate(value))
-        elif type(value) is int and value not in INT64:
-            out.append((path, f"integer {shown(value, 40)} is beyond 64 bits"))
+    out = [(path, f"integer {shown(value, 40)} is beyond 64 bits") for value, path in _nodes(data)
+           if type(value) is int and value not in INT64]
     return sorted(out, key=lambda problem: str(problem[0]))
-
-
-def _paths_by_id(data: Any) -> dict[int, FieldPath]:
-    out: dict[int, FieldPath] = {}
-    stack: list[tuple[Any, FieldPath]] = [(data, ())]
-    while stack:
-        value, path = stack.pop()
-        if isinstance(value, dict):
-            if id(value) in out:
-                continue
-            out[id(value)] = path
-            stack.extend((v, (*path, str(k))) for k, v in value.items())
-        elif isinstance(value, list):
-            stack.extend((v, (*path, i)) for i, v in enumerate(value))
-    return out
