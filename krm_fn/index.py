@@ -11,32 +11,36 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Final
 
 from krm_fn.kube.api import (
+    CDI_GROUP,
     CLUSTER_SCOPED_KINDS,
     INSTANCETYPE_GROUP,
     KIND_CONTROLLER_REVISION,
+    KIND_DATA_SOURCE,
+    KIND_DATA_VOLUME,
+    KIND_PVC,
     KIND_VM,
+    KIND_VOLUME_SNAPSHOT,
+    SNAPSHOT_GROUP,
+    TYPE_KINDS,
+    VM_API_VERSIONS,
+    WRAPPER_KINDS,
 )
 from krm_fn.kube.paths import Obj
 from krm_fn.kubevirt.quantity import QuantityCache
 
+__all__ = ["ANY_NAMESPACE", "DEFAULT_NAMESPACE", "WRAPPER_KINDS", "Index", "is_vm", "iter_objects", "name_of",
+           "namespace_of"]
+
 DEFAULT_NAMESPACE: Final = "default"
-KIND_PVC: Final = "PersistentVolumeClaim"
-KIND_DATA_VOLUME: Final = "DataVolume"
-KIND_DATA_SOURCE: Final = "DataSource"
-KIND_VOLUME_SNAPSHOT: Final = "VolumeSnapshot"
-WRAPPER_KINDS: Final = frozenset({"List", "ResourceList"})
 
 # kind -> API group the object must belong to ("" = core)
 INDEXED_KINDS: Final[dict[str, str]] = {
-    "VirtualMachineInstancetype": INSTANCETYPE_GROUP,
-    "VirtualMachineClusterInstancetype": INSTANCETYPE_GROUP,
-    "VirtualMachinePreference": INSTANCETYPE_GROUP,
-    "VirtualMachineClusterPreference": INSTANCETYPE_GROUP,
+    **{kind: INSTANCETYPE_GROUP for kind in sorted(TYPE_KINDS)},
     KIND_CONTROLLER_REVISION: "apps",
     KIND_PVC: "",
-    KIND_DATA_VOLUME: "cdi.kubevirt.io",
-    KIND_DATA_SOURCE: "cdi.kubevirt.io",
-    KIND_VOLUME_SNAPSHOT: "snapshot.storage.k8s.io",
+    KIND_DATA_VOLUME: CDI_GROUP,
+    KIND_DATA_SOURCE: CDI_GROUP,
+    KIND_VOLUME_SNAPSHOT: SNAPSHOT_GROUP,
 }
 
 Key = tuple[str, str, str]
@@ -62,6 +66,10 @@ def name_of(obj: Obj) -> str:
 def _group(api_version: Any) -> str:
     text = str(api_version or "")
     return text.rsplit("/", 1)[0] if "/" in text else ""
+
+
+def is_vm(obj: Any) -> bool:
+    return isinstance(obj, dict) and obj.get("kind") == KIND_VM and obj.get("apiVersion") in VM_API_VERSIONS
 
 
 def iter_objects(items: Iterable[Any]) -> Iterable[Obj]:

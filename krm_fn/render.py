@@ -16,10 +16,10 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from krm_fn.hints import reference_results
-from krm_fn.index import WRAPPER_KINDS, Index, iter_objects, namespace_of
+from krm_fn.index import WRAPPER_KINDS, Index, is_vm, iter_objects, namespace_of
 from krm_fn.kube import kpt_annotations
-from krm_fn.kube.api import ANN_INDEX, ANN_PATH, CLUSTER_SCOPED_KINDS, KIND_CONTROLLER_REVISION, KIND_VM, \
-    LABEL_OBJECT_NAME, LABEL_OBJECT_VERSION, TYPE_KINDS, VM_API_VERSION, Family
+from krm_fn.kube.api import ANN_INDEX, ANN_PATH, CLUSTER_SCOPED_KINDS, FAMILIES, KIND_CONTROLLER_REVISION, \
+    LABEL_OBJECT_NAME, LABEL_OBJECT_VERSION, TYPE_KINDS, Family
 from krm_fn.kube.paths import Obj, get
 from krm_fn.kubevirt.find import FindError, find_object, spec_from_revision
 from krm_fn.kubevirt.pipeline import Outcome, has_matchers, process_vm
@@ -34,15 +34,7 @@ from krm_fn.validate import Problem, metadata_problems
 
 __all__ = ["Mode", "RendererSpec", "RevisionsSpec", "is_vm", "render"]
 
-FAMILIES: Final[tuple[Family, ...]] = ("instancetype", "preference")
 SHARED_REVISIONS_FILE: Final = "controllerrevisions.yaml"
-
-
-VM_API_VERSIONS: Final = frozenset({VM_API_VERSION, "kubevirt.io/v1alpha3"})  # both served, same types
-
-
-def is_vm(obj: Any) -> bool:
-    return isinstance(obj, dict) and obj.get("kind") == KIND_VM and obj.get("apiVersion") in VM_API_VERSIONS
 
 
 def _unpinned(vm: Obj) -> Obj:

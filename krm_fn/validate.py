@@ -29,11 +29,11 @@ from krm_fn.kube.api import (
     CLUSTER_SCOPED_KINDS,
     CONTROLLER_REVISION_API_VERSION,
     INSTANCETYPE_API_VERSION,
-    INSTANCETYPE_KINDS,
     KIND_CONTROLLER_REVISION,
     KIND_VM,
-    PREFERENCE_KINDS,
-    VM_API_VERSION,
+    TYPE_KINDS,
+    VM_API_VERSIONS,
+    WRAPPER_KINDS,
 )
 from krm_fn.kube.paths import FieldPath, Obj, dotted
 from krm_fn.kubevirt.quantity import QuantityError, round_trip
@@ -44,10 +44,8 @@ Problem = tuple[str, str]  # (field path, message)
 
 META_DEF: Final = "k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta"
 FIELDS_V1_DEF: Final = "k8s.io.apimachinery.pkg.apis.meta.v1.FieldsV1"  # arbitrary JSON in Kubernetes
-TYPE_KINDS: Final = INSTANCETYPE_KINDS | PREFERENCE_KINDS
 _DEFINITIONS: Final[dict[tuple[str, str], str]] = {
-    (VM_API_VERSION, KIND_VM): "v1.VirtualMachine",
-    ("kubevirt.io/v1alpha3", KIND_VM): "v1.VirtualMachine",
+    **{(v, KIND_VM): "v1.VirtualMachine" for v in VM_API_VERSIONS},
     **{(INSTANCETYPE_API_VERSION, k): f"v1beta1.{k}" for k in TYPE_KINDS},
 }
 _CR_KEYS: Final = frozenset({"apiVersion", "kind", "metadata", "data", "revision"})
@@ -108,7 +106,7 @@ def output_results(before: Sequence[Any], after: Sequence[Any]) -> list[Result]:
 
 
 def _check_emitted(obj: Any, unchanged: set[int], results: list[Result]) -> None:
-    if isinstance(obj, dict) and obj.get("kind") in ("List", "ResourceList") and isinstance(obj.get("items"), list):
+    if isinstance(obj, dict) and obj.get("kind") in WRAPPER_KINDS and isinstance(obj.get("items"), list):
         for item in obj["items"]:
             if id(item) not in unchanged:
                 _check_emitted(item, unchanged, results)

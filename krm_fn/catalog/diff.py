@@ -116,7 +116,7 @@ def input_objects(text: str, source: str) -> list[Obj]:
         raise FnError(f"{source}: {exc.message}") from None
     for doc in docs:
         value = doc.value
-        if isinstance(value, dict) and value.get("kind") in ("List", "ResourceList"):
+        if isinstance(value, dict) and value.get("kind") in api.WRAPPER_KINDS:
             items = value.get("items")
             out.extend(i for i in (items if isinstance(items, list) else []) if isinstance(i, dict))
         elif isinstance(value, dict):

@@ -10,6 +10,7 @@ RESOURCE_LIST_API_VERSION = "config.kubernetes.io/v1"
 FN_GROUP = "kubevirt-krm.dev"
 FN_API_VERSION = "kubevirt-krm.dev/v1alpha1"
 KIND_CATALOG = "InstancetypeCatalog"
+WRAPPER_KINDS: Final = ("List", "ResourceList")  # lists whose items are objects (a tuple: kinds may be unhashable)
 KIND_RENDERER = "VirtualMachineRenderer"
 
 ANN_PATH = "internal.config.kubernetes.io/path"
@@ -21,6 +22,7 @@ ANN_PACKAGE_PATH = "internal.config.kubernetes.io/package-path"
 
 # --- KubeVirt ---------------------------------------------------------------------------------
 VM_API_VERSION = "kubevirt.io/v1"
+VM_API_VERSIONS: Final = frozenset({VM_API_VERSION, "kubevirt.io/v1alpha3"})  # both served, same types
 KIND_VM = "VirtualMachine"
 
 INSTANCETYPE_GROUP = "instancetype.kubevirt.io"
@@ -43,6 +45,14 @@ TYPE_KINDS: Final = INSTANCETYPE_KINDS | PREFERENCE_KINDS
 
 CONTROLLER_REVISION_API_VERSION = "apps/v1"
 KIND_CONTROLLER_REVISION = "ControllerRevision"
+
+# --- the volumes inferFromVolume reads (core, CDI, CSI snapshots) ------------------------------
+KIND_PVC = "PersistentVolumeClaim"
+CDI_GROUP = "cdi.kubevirt.io"
+KIND_DATA_VOLUME = "DataVolume"
+KIND_DATA_SOURCE = "DataSource"
+SNAPSHOT_GROUP = "snapshot.storage.k8s.io"
+KIND_VOLUME_SNAPSHOT = "VolumeSnapshot"
 
 # --- labels KubeVirt reads or writes (pkg/instancetype: infer, revision) ------------------------
 LABEL_DEFAULT_INSTANCETYPE = "instancetype.kubevirt.io/default-instancetype"

@@ -5,9 +5,13 @@ from __future__ import annotations
 
 from typing import Final
 
-from krm_fn.index import KIND_DATA_SOURCE, KIND_DATA_VOLUME, KIND_PVC, KIND_VOLUME_SNAPSHOT, Index, namespace_of
+from krm_fn.index import Index, namespace_of
 from krm_fn.kube.api import (
     FAMILIES,
+    KIND_DATA_SOURCE,
+    KIND_DATA_VOLUME,
+    KIND_PVC,
+    KIND_VOLUME_SNAPSHOT,
     LABEL_DEFAULT_INSTANCETYPE,
     LABEL_DEFAULT_INSTANCETYPE_KIND,
     LABEL_DEFAULT_PREFERENCE,

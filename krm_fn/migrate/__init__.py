@@ -14,11 +14,11 @@ needs a decision (that object is left unchanged); migrating migrated output chan
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Any
 
-from krm_fn.index import WRAPPER_KINDS, iter_objects, name_of, namespace_of
+from krm_fn.index import WRAPPER_KINDS, is_vm, iter_objects, name_of, namespace_of
 from krm_fn.kube import kpt_annotations
-from krm_fn.kube.api import ANN_INDEX, ANN_LEGACY_INDEX, ANN_LEGACY_PATH, ANN_PATH, CLUSTER_SCOPED_KINDS, KIND_VM, Family
+from krm_fn.kube.api import ANN_INDEX, ANN_LEGACY_INDEX, ANN_LEGACY_PATH, ANN_PATH, CLUSTER_SCOPED_KINDS, FAMILIES
 from krm_fn.kube.paths import Obj, get
 from krm_fn.kubevirt.revision import build_pinned_revision
 from krm_fn.migrate.common import (
@@ -49,14 +49,6 @@ from krm_fn.results import Result
 from krm_fn.validate import output_results, problems
 
 __all__ = ["deprecation_infos", "migrate"]
-
-FAMILIES: Final[tuple[Family, ...]] = ("instancetype", "preference")
-VM_API_VERSIONS: Final = frozenset({"kubevirt.io/v1", "kubevirt.io/v1alpha3"})
-
-
-def _is_vm(obj: Any) -> bool:
-    return isinstance(obj, dict) and obj.get("kind") == KIND_VM and obj.get("apiVersion") in VM_API_VERSIONS
-
 
 def _annotations(obj: Obj) -> dict[str, Any]:
     ann = get(obj, ("metadata", "annotations"))
@@ -221,7 +213,7 @@ class _Migrator:
         return [item]
 
     def convert(self, item: Obj) -> list[Any]:
-        if _is_vm(item):
+        if is_vm(item):
             new, results = self.vms[id(item)]
             self.results += results
             return [new]
@@ -326,7 +318,7 @@ class _Migrator:
 
     def run(self) -> tuple[list[Any], list[Result]]:
         for obj in iter_objects(self.items):
-            if _is_vm(obj):
+            if is_vm(obj):
                 self.vm(obj)
         out = [new for item in self.items for new in self.item(item)] + self.extra
         # what migrate emits is checked like every other mode's output (docs/migrate.md): KubeVirt must be able

@@ -28,9 +28,9 @@ from krm_fn.kube.api import (
     INSTANCETYPE_GROUP,
     KIND_CLUSTER_INSTANCETYPE,
     KIND_INSTANCETYPE,
+    TYPE_KINDS,
     Family,
 )
-from krm_fn.kube.api import TYPE_KINDS as ALL_KINDS
 from krm_fn.kube.paths import Obj
 from krm_fn.kubevirt.topology import DEPRECATED_NAMES
 from krm_fn.results import Result
@@ -63,14 +63,14 @@ def target_kind(api_version: Any, kind: Any) -> str | None:
         if kind in FLAVOR_KINDS:
             return FLAVOR_KINDS[str(kind)]
         return str(kind) if kind in FAMILY_KINDS["preference"] else None
-    if api_version in LEGACY_INSTANCETYPE_API_VERSIONS and kind in ALL_KINDS:
+    if api_version in LEGACY_INSTANCETYPE_API_VERSIONS and kind in TYPE_KINDS:
         return str(kind)
     return None
 
 
 def current_kind(api_version: Any, kind: Any) -> str | None:
     """The kind of an instancetype/preference object in any served or legacy version."""
-    if api_version == INSTANCETYPE_API_VERSION and kind in ALL_KINDS:
+    if api_version == INSTANCETYPE_API_VERSION and kind in TYPE_KINDS:
         return str(kind)
     return target_kind(api_version, kind)
 
