@@ -8,7 +8,7 @@ wrappers are looked through.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any, Final
+from typing import Any, Final, TypeVar, cast
 
 from krm_fn.kube.api import (
     CDI_GROUP,
@@ -26,7 +26,6 @@ from krm_fn.kube.api import (
     WRAPPER_KINDS,
 )
 from krm_fn.kube.paths import Obj
-from krm_fn.kubevirt.quantity import QuantityCache
 
 __all__ = ["ANY_NAMESPACE", "DEFAULT_NAMESPACE", "WRAPPER_KINDS", "Index", "is_vm", "iter_objects", "name_of",
            "namespace_of"]
@@ -44,6 +43,7 @@ INDEXED_KINDS: Final[dict[str, str]] = {
 }
 
 Key = tuple[str, str, str]
+_T = TypeVar("_T")
 
 
 def namespace_of(obj: Obj) -> str:
@@ -100,8 +100,8 @@ class Index:
         self._fallback = fallback
         self._fallback_index: Index | None = None
         # per-render caches of data derived from the (unchanging) objects, shared by every VM
-        self.quantities = QuantityCache()
         self.memo: dict[Any, Any] = {}  # keys: tuples whose first item names the user (module)
+        self._shared: dict[Callable[[], object], object] = {}
 
     def _add(self, items: Sequence[Any]) -> None:
         table = self._table
@@ -125,6 +125,14 @@ class Index:
             catalog = self.catalog()
             obj = catalog.get(kind, namespace, name) if catalog is not None else None
         return obj
+
+    def shared(self, factory: Callable[[], _T]) -> _T:
+        """The one ``factory()`` of this render (made on first use): a cache a module of ``kubevirt/`` keeps
+        for every VM, without this module importing it."""
+        value = self._shared.get(factory)
+        if value is None:
+            value = self._shared[factory] = factory()
+        return cast(_T, value)
 
     def catalog(self) -> Index | None:
         """The fallback's objects, indexed on first use (None without a fallback)."""

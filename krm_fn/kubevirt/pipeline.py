@@ -105,7 +105,7 @@ def process_vm(vm: Obj, index: Index, cluster: ClusterConfig) -> Outcome:
     it, pref = lookup(inferred, "instancetype", index), lookup(inferred, "preference", index)
     pref_spec = _spec(pref)
     mutated = persist_preferences(inferred, pref_spec) if pref_spec is not None else inferred
-    expanded = admit_and_expand(mutated, it, pref, cluster, index.quantities)
+    expanded = admit_and_expand(mutated, it, pref, cluster, index.shared(QuantityCache))
     if isinstance(expanded, Rejection):
         return Outcome(rejection=expanded, mutated=mutated, inferred=inferred)
     return Outcome(pending=expanded, mutated=mutated, inferred=inferred)
