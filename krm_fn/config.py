@@ -25,7 +25,7 @@ from typing import Any, Final, Literal, Union
 
 from krm_fn.catalog.spec import CatalogSpec, builtin_names, parameter_problem, path_problem
 from krm_fn.kubevirt.cluster import ClusterConfig
-from krm_fn.errors import ConfigError, shown
+from krm_fn.errors import CONFIG_TYPES, ConfigError, shown, type_name
 from krm_fn.kube import kpt_annotations
 from krm_fn.kube.api import FN_API_VERSION, FN_GROUP, KIND_CATALOG, KIND_RENDERER
 from krm_fn.kube.paths import Obj
@@ -52,7 +52,8 @@ def load(fn_config: Obj | None, *, force_kind: str | None = None) -> Config:
     if fn_config is None or fn_config == {}:
         return _default(force_kind, None)
     if not isinstance(fn_config, dict):
-        raise ConfigError([("functionConfig", f"must be a mapping, got {_type_name(fn_config)}")])
+        got = type_name(fn_config, CONFIG_TYPES)
+        raise ConfigError([("functionConfig", f"must be a mapping, got {got}")])
     meta_problems = metadata_problems(fn_config)
     if meta_problems:
         raise ConfigError(meta_problems)
@@ -75,7 +76,7 @@ def load(fn_config: Obj | None, *, force_kind: str | None = None) -> Config:
     if raw_spec is None:
         raw_spec = {}
     if not isinstance(raw_spec, dict):
-        problems.append(("spec", f"must be a mapping, got {_type_name(raw_spec)}"))
+        problems.append(("spec", f"must be a mapping, got {type_name(raw_spec, CONFIG_TYPES)}"))
         raw_spec = {}
     spec, spec_problems = load_dataclass(_spec_class(kind), raw_spec, "spec")
     problems += spec_problems
@@ -91,7 +92,7 @@ def metadata_problems(fn_config: Obj) -> Problems:
     """The functionConfig's ``metadata`` and the annotations we read from it (path, index, package path)."""
     md = fn_config.get("metadata")
     if md is not None and not isinstance(md, dict):
-        return [("metadata", f"must be a mapping, got {_type_name(md)}")]
+        return [("metadata", f"must be a mapping, got {type_name(md, CONFIG_TYPES)}")]
     return kpt_annotations.problems(fn_config, kpt_annotations.READ)
 
 
@@ -113,7 +114,7 @@ def _from_configmap(cm: Obj, force_kind: str | None) -> Config:
     if data is None:
         data = {}
     if not isinstance(data, dict):
-        raise ConfigError([("data", f"must be a mapping, got {_type_name(data)}")])
+        raise ConfigError([("data", f"must be a mapping, got {type_name(data, CONFIG_TYPES)}")])
     flat = {str(k): v for k, v in data.items()}
     kind = flat.pop("kind", None) or force_kind
     if kind is None:
@@ -208,12 +209,12 @@ def _convert(tp: Any, value: Any, path: str, problems: Problems, flat: bool) -> 
         if flat and isinstance(value, str):
             value = [v.strip() for v in value.split(",") if v.strip()]
         if not isinstance(value, list):
-            problems.append((path, f"must be a list of strings, got {_type_name(value)}"))
+            problems.append((path, f"must be a list of strings, got {type_name(value, CONFIG_TYPES)}"))
             return None, False
         before = len(problems)
         for i, v in enumerate(value):
             if not isinstance(v, str):
-                problems.append((f"{path}[{i}]", f"must be a string, got {_type_name(v)}"))
+                problems.append((f"{path}[{i}]", f"must be a string, got {type_name(v, CONFIG_TYPES)}"))
             elif (problem := _text_problem(v)) is not None:
                 problems.append((f"{path}[{i}]", problem))
         return tuple(value), len(problems) == before
@@ -221,7 +222,7 @@ def _convert(tp: Any, value: Any, path: str, problems: Problems, flat: bool) -> 
         if value is None:
             return tp(), True
         if not isinstance(value, dict):
-            problems.append((path, f"must be a mapping, got {_type_name(value)}"))
+            problems.append((path, f"must be a mapping, got {type_name(value, CONFIG_TYPES)}"))
             return None, False
         obj, sub_problems = load_dataclass(tp, value, path, flat=flat)
         problems += sub_problems
@@ -245,7 +246,7 @@ def _convert(tp: Any, value: Any, path: str, problems: Problems, flat: bool) -> 
         return None, False
     if tp is str:
         if not isinstance(value, str):
-            problems.append((path, f"must be a string, got {_type_name(value)} {shown(value)}"))
+            problems.append((path, f"must be a string, got {type_name(value, CONFIG_TYPES)} {shown(value)}"))
             return None, False
         problem = _text_problem(value)
         if problem is not None:
@@ -359,20 +360,3 @@ def _catalog_source(cls: type, values: dict[str, Any]) -> list[tuple[str, str]]:
 OBJECT_CHECKS: Final[dict[type, Callable[[type, dict[str, Any]], list[tuple[str, str]]]]] = {
     CatalogSpec: _catalog_source,
 }
-
-
-def _type_name(value: Any) -> str:
-    match value:
-        case None:
-            return "null"
-        case bool():
-            return "boolean"
-        case int() | float():
-            return "number"
-        case str():
-            return "string"
-        case list():
-            return "list"
-        case dict():
-            return "mapping"
-    return type(value).__name__

@@ -3,6 +3,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Final
+
 from krm_fn.kube.paths import FieldPath, dotted
 
 
@@ -35,6 +38,22 @@ def shown(value: object, limit: int = 80) -> str:
     """``repr(value)`` for a message, cut to ``limit`` characters: a hostile 1 MB value still gives one short,
     readable line (``repr`` also escapes control characters and lone surrogates)."""
     return cut(repr(value), limit)
+
+
+# what a value is, in the words of the messages that say what it should be: YAML's for the catalog, JSON
+# schema's for what we write (``validate.py``), and YAML's with every number a "number" for the functionConfig
+YAML_TYPES: Final[Mapping[type, str]] = {bool: "boolean", int: "integer", float: "number", str: "string",
+                                         list: "list", dict: "mapping"}
+JSON_TYPES: Final[Mapping[type, str]] = {dict: "object", list: "array", str: "string", bool: "boolean",
+                                         int: "integer", float: "number"}
+CONFIG_TYPES: Final[Mapping[type, str]] = {**YAML_TYPES, int: "number"}
+
+
+def type_name(value: object, names: Mapping[type, str] = YAML_TYPES) -> str:
+    """``null``, the name ``names`` gives the value's exact type, or the Python type's name."""
+    if value is None:
+        return "null"
+    return names.get(type(value), type(value).__name__)
 
 
 def cut(value: object, limit: int = 200) -> str:

@@ -35,6 +35,7 @@ from krm_fn.kube.api import (
     VM_API_VERSIONS,
     WRAPPER_KINDS,
 )
+from krm_fn.errors import JSON_TYPES, type_name
 from krm_fn.kube.paths import FieldPath, Obj, dotted
 from krm_fn.kubevirt.quantity import QuantityError, round_trip
 from krm_fn.kubevirt.schema import ARR, MAP, OBJ, QTY, Node, document, spec_schema
@@ -58,8 +59,6 @@ _QUALIFIED_NAME_RE: Final = re.compile(r"(?:[A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0
 _DATE_TIME_RE: Final = re.compile(
     r"\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:[Zz]|[+-]\d{2}:\d{2})")
 _MAX_ANNOTATIONS_SIZE: Final = 256 * 1024
-_JSON_TYPES: Final[dict[type, str]] = {dict: "object", list: "array", str: "string", bool: "boolean",
-                                        int: "integer", float: "number"}
 
 
 def covers(obj: Any) -> bool:
@@ -78,7 +77,7 @@ def validate_object(obj: Any) -> list[str]:
 def problems(obj: Any) -> list[Problem]:
     """The problems of ``obj`` as ``(field path, message)`` pairs (kpt field path syntax, ``a.b[0].c``)."""
     if not isinstance(obj, dict):
-        return [("", f"must be an object, got {_type_name(obj)}")]
+        return [("", f"must be an object, got {type_name(obj, JSON_TYPES)}")]
     api_version, kind = obj.get("apiVersion"), obj.get("kind")
     out: list[Problem] = []
     definition = _DEFINITIONS.get((api_version, kind))  # type: ignore[arg-type]
@@ -119,12 +118,6 @@ def _check_emitted(obj: Any, unchanged: set[int], results: list[Result]) -> None
 
 
 # --- schema walk ---------------------------------------------------------------------------------
-def _type_name(value: Any) -> str:
-    if value is None:
-        return "null"
-    return _JSON_TYPES.get(type(value), type(value).__name__)
-
-
 @cache
 def required_fields() -> dict[str, tuple[str, ...]]:
     """Every definition's ``required`` list as written. The compiled schema drops required fields that have a
@@ -141,7 +134,7 @@ def _walk(value: Any, node: Node, path: FieldPath, out: list[Problem]) -> None: 
         return
     vt = type(value)
     if types:
-        jt = _JSON_TYPES.get(vt)
+        jt = JSON_TYPES.get(vt)
         ok = jt in types
         if not ok and jt == "integer" and "number" in types:
             ok = True
@@ -210,21 +203,21 @@ def _controller_revision(obj: Obj, out: list[Problem]) -> None:
     meta = obj.get("metadata")
     if not isinstance(meta, dict):
         if "metadata" in obj:
-            out.append(("metadata", f"must be of type object, got {_type_name(meta)}"))
+            out.append(("metadata", f"must be of type object, got {type_name(meta, JSON_TYPES)}"))
     else:
         _walk(meta, spec_schema().definition(META_DEF), ("metadata",), out)
     revision = obj.get("revision")
     if "revision" not in obj:
         out.append(("revision", "required field is missing"))
     elif type(revision) is not int:
-        out.append(("revision", f"must be of type integer, got {_type_name(revision)}"))
+        out.append(("revision", f"must be of type integer, got {type_name(revision, JSON_TYPES)}"))
     elif not _INT_RANGE["int64"][0] <= revision <= _INT_RANGE["int64"][1]:
         out.append(("revision", f"{revision} is out of the int64 range"))
     data = obj.get("data")
     if data is None:
         return  # optional (runtime.RawExtension)
     if not isinstance(data, dict):
-        out.append(("data", f"must be of type object, got {_type_name(data)}"))
+        out.append(("data", f"must be of type object, got {type_name(data, JSON_TYPES)}"))
         return
     # KubeVirt only stores instancetypes and preferences (pkg/instancetype/revision)
     data_kind = data.get("kind")

@@ -12,7 +12,7 @@ from collections.abc import Collection
 from typing import Any
 
 from krm_fn.catalog import quantity
-from krm_fn.errors import shown
+from krm_fn.errors import shown, type_name
 from krm_fn.kube.paths import FieldPath
 
 Problems = list[tuple[FieldPath, str]]
@@ -21,13 +21,6 @@ _DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
 _DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
 _LABEL_VALUE = re.compile(r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$")
 _QUALIFIED_NAME = re.compile(r"^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$")
-
-
-def type_name(value: Any) -> str:
-    if value is None:
-        return "null"
-    return {bool: "boolean", int: "integer", float: "number", str: "string", list: "list",
-            dict: "mapping"}.get(type(value), type(value).__name__)
 
 
 def is_dns_label(s: str) -> bool:
