@@ -5,7 +5,7 @@ Public API (nothing is loaded or parsed at import time; the heavy modules are im
 * :func:`generate` -- the ``InstancetypeCatalog`` generator: ``CatalogSpec`` -> objects (plain dicts).
 * :func:`load_builtin_objects` -- every object of a builtin catalog (one version) in both scopes.
 * :func:`fallback_objects` -- the renderer's lookup catalog (``VirtualMachineRenderer.spec.catalog``).
-* :func:`load_catalog` / :func:`load_catalog_file` -- the resolved :class:`~krm_fn.catalog.model.Catalog`.
+* :func:`load_catalog_file` -- the resolved :class:`~krm_fn.catalog.model.Catalog`.
 * :func:`render_docs` -- the Markdown reference of a catalog (``kubevirt-krm catalog docs``).
 * :class:`CatalogError` -- every problem of a catalog, each with file and key path.
 """
@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from krm_fn.kube.paths import Obj
 
 __all__ = ["CatalogError", "CatalogSpec", "Selection", "generate", "load_builtin_objects", "fallback_objects",
-           "load_catalog", "load_catalog_file", "render_docs", "render_readme", "builtin_names"]
+           "load_catalog_file", "render_docs", "render_readme", "builtin_names"]
 
 
 def generate(spec: CatalogSpec, base_dir: Path | None, kubevirt_version: str | None = None) -> list[Obj]:
@@ -53,12 +53,6 @@ def fallback_objects(spec: CatalogSpec | None, base_dir: Path | None, kubevirt_v
     if spec.path is None:
         return load_builtin_objects(spec.builtin or "common-instancetypes", spec.version, kubevirt_version)
     return generate(spec, base_dir, kubevirt_version)
-
-
-def load_catalog(spec: CatalogSpec, base_dir: Path | None = None, kubevirt_version: str | None = None) -> Catalog:
-    from krm_fn.catalog.load import load_for_spec
-
-    return load_for_spec(spec, base_dir, kubevirt_version)
 
 
 def load_catalog_file(path: Path, parameters: tuple[str, ...] = ()) -> Catalog:

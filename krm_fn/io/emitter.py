@@ -206,13 +206,6 @@ class Emitter:
             self.out[-1] = self.out[-1][1:]  # drop the space that follows a key
 
 
-def dump(value: Any) -> str:
-    """One YAML document for ``value``."""
-    e = Emitter()
-    e.document(value)
-    return e.text()
-
-
 def _block_text(s: str, indent: str) -> str:
     """`` |-`` header + lines indented under ``indent`` for a multi-line string (caller checked literal_ok)."""
     if s.endswith("\n"):

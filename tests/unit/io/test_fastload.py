@@ -22,10 +22,10 @@ from hypothesis import strategies as st
 
 from krm_fn.errors import InputError
 from krm_fn.io import fastload
-from krm_fn.io.emitter import dump
 from krm_fn.io.loader import load_documents
 from krm_fn.io.resourcelist import parse_resource_list
 from tests.conftest import REPO, bench_module, shared_dir
+from tests.emitted import dump
 
 HEAD = "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\n"
 TAIL = "functionConfig:\n  apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: fn\n"

@@ -119,7 +119,7 @@ def test_resource_list_uses_the_original_text_of_a_replaced_item() -> None:
 from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-from krm_fn.io.emitter import dump  # noqa: E402
+from tests.emitted import dump  # noqa: E402
 
 _keys = st.sampled_from(["a", "b", "spec", "name", "on", "x.y", "metadata", "status", "items"])
 _scalars = st.one_of(st.none(), st.booleans(), st.integers(-5, 5),

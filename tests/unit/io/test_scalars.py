@@ -16,9 +16,9 @@ import math
 import pytest
 import yaml
 
-from krm_fn.io.emitter import dump
 from krm_fn.io.loader import load_documents
 from krm_fn.io.scalars import plain_ok
+from tests.emitted import dump
 
 # plain scalar -> value kubectl reads (go-yaml v2 resolve)
 PLAIN = [

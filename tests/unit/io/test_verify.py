@@ -440,7 +440,7 @@ def test_a_form_that_reads_back_as_something_else_is_named() -> None:
 from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-from krm_fn.io.emitter import dump  # noqa: E402
+from tests.emitted import dump  # noqa: E402
 from tests.unit.io.test_patch import _edited  # noqa: E402
 
 def _explicit_keys(entry: str) -> str:

@@ -13,13 +13,14 @@ from krm_fn.config import load
 from krm_fn.index import iter_objects
 from krm_fn.io.resourcelist import parse_resource_list
 from krm_fn.kube.api import LABEL_OBJECT_VERSION
-from krm_fn.migrate.common import LEGACY_API_VERSIONS
 from krm_fn.process import Options, process, run
 from krm_fn.render import RendererSpec, render
 from tests.conftest import REPO
 from tests.kpt_source import fn_config, source
 
 V1B1 = "instancetype.kubevirt.io/v1beta1"
+LEGACY_API_VERSIONS = {"instancetype.kubevirt.io/v1alpha1", "instancetype.kubevirt.io/v1alpha2",
+                       "flavor.kubevirt.io/v1alpha1"}  # the legacy versions of docs/migrate.md
 
 
 def objects() -> list[dict[str, Any]]:
