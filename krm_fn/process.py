@@ -18,7 +18,7 @@ from krm_fn.config import Config, load
 from krm_fn.errors import ConfigError, FnError, InputError, shown
 from krm_fn.io.resourcelist import ResourceList, dump_resource_list, parse_resource_list
 from krm_fn.kube import kpt_annotations
-from krm_fn.kube.api import ANN_INDEX, ANN_PACKAGE_PATH, ANN_PATH, KIND_CATALOG
+from krm_fn.kube.api import ANN_PACKAGE_PATH, KIND_CATALOG
 from krm_fn.kube.paths import FieldPath, Obj, dotted
 from krm_fn.results import FileRef, ResourceRef, Result, exit_code, not_yet_said
 
@@ -319,11 +319,7 @@ def upsert(items: list[Obj], generated: Sequence[Obj], directory: str,
     generate stays the very same object, so it is written back byte-for-byte."""
     position = {object_key(it): i for i, it in enumerate(items)}
     out = list(items)
-    next_index: dict[str, int] = {}
-    for it in items:
-        path = kpt_annotations.file_path(it)
-        if path:
-            next_index[path] = max(next_index.get(path, 0), (kpt_annotations.file_index(it) or 0) + 1)
+    files = kpt_annotations.IndexAllocator(items)
     for obj in generated:
         key = object_key(obj)
         at = position.get(key)
@@ -333,10 +329,7 @@ def upsert(items: list[Obj], generated: Sequence[Obj], directory: str,
             if merged != existing:
                 out[at] = merged
             continue
-        path = file_for(obj, directory)
-        idx = next_index.get(path, 0)
-        next_index[path] = idx + 1
-        out.append(_with_annotations(obj, {**_annotations(obj), ANN_PATH: path, ANN_INDEX: str(idx)}))
+        out.append(_with_annotations(obj, {**_annotations(obj), **files.place(file_for(obj, directory))}))
         position[key] = len(out) - 1
     return out
 

@@ -18,8 +18,8 @@ from typing import Any, Final
 from krm_fn.hints import reference_results
 from krm_fn.index import WRAPPER_KINDS, Index, is_vm, iter_objects, namespace_of
 from krm_fn.kube import kpt_annotations
-from krm_fn.kube.api import ANN_INDEX, ANN_PATH, CLUSTER_SCOPED_KINDS, FAMILIES, KIND_CONTROLLER_REVISION, \
-    LABEL_OBJECT_NAME, LABEL_OBJECT_VERSION, TYPE_KINDS, Family
+from krm_fn.kube.api import CLUSTER_SCOPED_KINDS, FAMILIES, KIND_CONTROLLER_REVISION, LABEL_OBJECT_NAME, \
+    LABEL_OBJECT_VERSION, TYPE_KINDS, Family
 from krm_fn.kube.paths import Obj, get
 from krm_fn.kubevirt.find import FindError, find_object, spec_from_revision
 from krm_fn.kubevirt.pipeline import Outcome, has_matchers, process_vm
@@ -59,14 +59,9 @@ class _Renderer:
         self.generated: list[Obj] = []
         self.pending: list[tuple[Obj, str]] = []  # revisions the item being rendered needs (see emit)
         self._emitted: set[tuple[str, str]] = set()
-        self._next_index: dict[str, int] = {}
+        self._files = kpt_annotations.IndexAllocator(iter_objects(items))
         self._content: dict[int, PinnedContent] = {}  # per object (id): revision data computed once
         self.object_version = release(spec.kubevirt_version).object_version  # of the revisions the target expects
-        for obj in iter_objects(items):
-            path = kpt_annotations.file_path(obj)
-            if path:
-                idx = kpt_annotations.file_index(obj) or 0
-                self._next_index[path] = max(self._next_index.get(path, 0), idx + 1)
 
     # --- items ---------------------------------------------------------------------------------
     def item(self, item: Any) -> Any:
@@ -228,9 +223,7 @@ class _Renderer:
             path = vm_path
             if self.spec.revisions.scope == "shared":
                 path = posixpath.join(posixpath.dirname(path), SHARED_REVISIONS_FILE)
-            idx = self._next_index.get(path, 0)
-            self._next_index[path] = idx + 1
-            cr["metadata"]["annotations"] = {ANN_PATH: path, ANN_INDEX: str(idx)}
+            cr["metadata"]["annotations"] = self._files.place(path)
         if self.spec.revisions.sync_wave is not None:
             cr = with_sync_wave(cr, self.spec.revisions.sync_wave)
         self.generated.append(cr)

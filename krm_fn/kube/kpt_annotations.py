@@ -1,4 +1,5 @@
-"""The annotations we read (file path, index, kpt's package path), checked where they enter.
+"""The annotations we read (file path, index, kpt's package path), checked where they enter, and the one place
+that gives new objects a file and an index (:class:`IndexAllocator`).
 
 kpt and kustomize read them as kyaml does: the path a string, the index a Go ``strconv.Atoi`` integer
 (ASCII digits with an optional sign, int64). Python's ``int()`` also takes ``"٣"`` or ``" 3 "``, and
@@ -69,6 +70,27 @@ def file_index(obj: Any) -> int | None:
     ann = of(obj)
     raw = ann.get(ANN_INDEX, ann.get(ANN_LEGACY_INDEX))
     return atoi(raw) if raw not in (None, "") else None
+
+
+class IndexAllocator:
+    """The path/index annotations of objects we add to kpt's files: each file's next free index, after every
+    index the objects given at the start already take there (whatever their order), then one per object added."""
+
+    __slots__ = ("_next",)
+
+    def __init__(self, objs: Iterable[Any]) -> None:
+        next_index: dict[str, int] = {}
+        for obj in objs:
+            path = file_path(obj)
+            if path:
+                next_index[path] = max(next_index.get(path, 0), (file_index(obj) or 0) + 1)
+        self._next = next_index
+
+    def place(self, path: str) -> dict[str, str]:
+        """The annotations of the next object written to ``path`` (a new dict each time)."""
+        idx = self._next.get(path, 0)
+        self._next[path] = idx + 1
+        return {ANN_PATH: path, ANN_INDEX: str(idx)}
 
 
 def problems(obj: Obj, keys: tuple[str, ...] = PATH_ANNOTATIONS + INDEX_ANNOTATIONS) -> list[tuple[str, str]]:

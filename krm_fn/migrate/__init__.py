@@ -101,8 +101,8 @@ class _Migrator:
         self.referenced: set[int] = set()
         self.flavors: dict[tuple[str, str, str], Choice | None] = {}
         self.revisions: dict[tuple[str, str], Obj] = {}
-        self.next_index: dict[str, int] = {}
         objects = list(iter_objects(items))
+        self.files = kpt_annotations.IndexAllocator(objects)
         for obj in objects:
             kind = obj.get("kind")
             if obj.get("apiVersion") == FLAVOR_API_VERSION and kind in FLAVOR_KINDS:
@@ -111,10 +111,6 @@ class _Migrator:
                                         choose_profile(obj) if has_profiles(obj) else None)
             elif is_controller_revision(obj):
                 self.revisions.setdefault((namespace_of(obj), name_of(obj)), obj)
-            path = kpt_annotations.file_path(obj)
-            if path:
-                idx = kpt_annotations.file_index(obj) or 0
-                self.next_index[path] = max(self.next_index.get(path, 0), idx + 1)
         self.known: set[tuple[str, str]] = set(self.revisions)
 
     # --- pass 1: VirtualMachines ----------------------------------------------------------------------
@@ -309,9 +305,7 @@ class _Migrator:
             for key in (ANN_PATH, ANN_INDEX, ANN_LEGACY_PATH, ANN_LEGACY_INDEX):
                 annotations.pop(key, None)
             if path:
-                idx = self.next_index.get(path, 0)
-                self.next_index[path] = idx + 1
-                annotations.update({ANN_PATH: path, ANN_INDEX: str(idx)})
+                annotations.update(self.files.place(path))
         if annotations:
             md["annotations"] = annotations
         return {**new, "metadata": md}
