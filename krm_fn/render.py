@@ -22,7 +22,7 @@ from krm_fn.kube.api import CLUSTER_SCOPED_KINDS, FAMILIES, KIND_CONTROLLER_REVI
     LABEL_OBJECT_VERSION, TYPE_KINDS, Family
 from krm_fn.kube.paths import Obj, get
 from krm_fn.kubevirt.find import FindError, find_object, spec_from_revision
-from krm_fn.kubevirt.pipeline import Outcome, has_matchers, process_vm
+from krm_fn.kubevirt.pipeline import VmStages, has_matchers, process_vm
 from krm_fn.kubevirt.revision import PinnedContent, build_pinned_revision, is_instancetype_revision, revision_data, \
     with_sync_wave
 from krm_fn.kubevirt.webhooks import admission
@@ -57,8 +57,8 @@ class _Renderer:
         self.index = index
         self.results: list[Result] = []
         self.generated: list[Obj] = []
-        self.pending: list[tuple[Obj, str]] = []  # revisions the item being rendered needs (see emit)
-        self._emitted: set[tuple[str, str]] = set()
+        self.pending: list[tuple[Obj, str]] = []  # revisions the item being rendered needs (see need_revision)
+        self._committed: set[tuple[str, str]] = set()
         self._files = kpt_annotations.IndexAllocator(iter_objects(items))
         self._content: dict[int, PinnedContent] = {}  # per object (id): revision data computed once
         self.object_version = release(spec.kubevirt_version).object_version  # of the revisions the target expects
@@ -139,29 +139,29 @@ class _Renderer:
             checked = _unpinned(vm)
         if mode != "expand" and self.report_missing_pins(checked):
             return vm
-        outcome: Outcome = process_vm(checked, self.index, self.spec.cluster)
-        if outcome.rejection is not None:
-            r = outcome.rejection
+        stages: VmStages = process_vm(checked, self.index, self.spec.cluster)
+        if stages.rejection is not None:
+            r = stages.rejection
             self.results.append(Result.for_object(r.message, vm, field_path=r.field_path,
                                                   tags=(("stage", r.stage),)))
             # what KubeVirt would not find either, with what was probably meant (krm_fn.hints)
-            self.results += reference_results(outcome.inferred or checked, r, self.index, vm)
+            self.results += reference_results(stages.inferred or checked, r, self.index, vm)
             return vm
-        if outcome.inferred is not None and outcome.inferred is not checked:  # inferFromVolume named objects
-            problem = self.refused_reference(outcome.inferred)
+        if stages.inferred is not None and stages.inferred is not checked:  # inferFromVolume named objects
+            problem = self.refused_reference(stages.inferred)
             if problem is not None:
                 self.results.append(Result.for_object(problem[1], vm, field_path=problem[0],
                                                       tags=(("stage", "input"),)))
                 return vm
         if mode == "expand":
-            return outcome.expanded if outcome.expanded is not None else vm
+            return stages.expanded if stages.expanded is not None else vm
         if mode == "revisions" and has_matchers(vm):
-            return self.pin(vm, outcome)
+            return self.pin(vm, stages)
         return vm
 
     # --- revisions mode ------------------------------------------------------------------------
-    def pin(self, vm: Obj, outcome: Outcome) -> Obj:
-        inferred = outcome.inferred if outcome.inferred is not None else vm
+    def pin(self, vm: Obj, stages: VmStages) -> Obj:
+        inferred = stages.inferred if stages.inferred is not None else vm
         spec = inferred.get("spec") or {}
         new_matchers: dict[str, Obj] = {}
         for family in FAMILIES:
@@ -192,7 +192,7 @@ class _Renderer:
             cr = build_pinned_revision(inferred, obj, kind, self.spec.revisions.scope == "shared", content,
                                        self.object_version)
             name = cr["metadata"]["name"]
-            self.emit(cr, vm)
+            self.need_revision(cr, vm)
             pinned = {**matcher, "kind": kind, "revisionName": name}
             if pinned != spec.get(family):
                 new_matchers[family] = pinned
@@ -200,7 +200,7 @@ class _Renderer:
             return vm
         return {**inferred, "spec": {**spec, **new_matchers}}
 
-    def emit(self, cr: Obj, vm: Obj) -> None:
+    def need_revision(self, cr: Obj, vm: Obj) -> None:
         """A ControllerRevision ``vm`` needs; written out by :meth:`commit`, in item order."""
         self.pending.append((cr, kpt_annotations.file_path(vm) or ""))
 
@@ -214,9 +214,9 @@ class _Renderer:
         ns = namespace_of(cr)
         name = str(cr["metadata"]["name"])
         key = (ns, name)
-        if key in self._emitted:
+        if key in self._committed:
             return
-        self._emitted.add(key)
+        self._committed.add(key)
         if self.index.get(KIND_CONTROLLER_REVISION, ns, name) is not None:
             return  # already in the ResourceList (a previous render): content-addressed, so identical
         if vm_path:

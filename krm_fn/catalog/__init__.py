@@ -30,7 +30,7 @@ def generate(spec: CatalogSpec, base_dir: Path | None, kubevirt_version: str | N
     """Objects for ``spec`` sorted by (kind, name); ``spec.path`` is resolved under ``base_dir``. A builtin
     without ``spec.version`` is the version the KubeVirt release ``kubevirt_version`` deploys
     (``krm_fn.kubevirt_versions``; default: the table's default release)."""
-    from krm_fn.catalog.emit import check_spec, objects
+    from krm_fn.catalog.select import check_spec, objects
     from krm_fn.catalog.load import load_for_spec
 
     check_spec(spec)

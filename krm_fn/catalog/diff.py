@@ -143,7 +143,7 @@ def render(changes: list[Change], compared: int, title: str) -> str:
 def main(args: list[str], read: Callable[[str], str], write: Callable[[str], object],
          fail: Callable[[str], NoReturn]) -> int:
     """The command; ``read`` gives the text of a file, directory or ``-``, ``fail`` reports and exits 2."""
-    from krm_fn.catalog.emit import objects
+    from krm_fn.catalog.select import objects
     from krm_fn.catalog.load import load_builtin
     from krm_fn.catalog.spec import CatalogSpec
 

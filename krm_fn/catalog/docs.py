@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from krm_fn.catalog.emit import select
+from krm_fn.catalog.select import select
 from krm_fn.catalog.load import BUILTIN_DIR, builtin_names, load_file, load_for_spec
 from krm_fn.catalog.model import Catalog, Instancetype, Preference, Series, Version
 from krm_fn.catalog.spec import CatalogSpec

@@ -34,7 +34,7 @@ class Instancetype:
     memory: str
     labels: dict[str, str]      # derived + catalog labels (sorted); the version label is added by generate
     annotations: dict[str, str]
-    spec: Obj                   # keys sorted recursively; copied on emit
+    spec: Obj                   # keys sorted recursively; copied into each generated object
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,7 +8,7 @@ through named stages; the first failure ends it (``shared/conformance/README.md`
    conflicts, defaults, preference requirements (lookup failures are ignored there);
 4. ``expand``: :func:`krm_fn.kubevirt.expand.expand` on the mutated VM, whose result is what a Go round trip
    writes (:func:`krm_fn.kubevirt.schema.encode_shared`, only when the expanded VM is read:
-   :attr:`Outcome.expanded`).
+   :attr:`VmStages.expanded`).
 """
 
 from __future__ import annotations
@@ -32,12 +32,13 @@ from krm_fn.kubevirt.webhooks.vm.mutator import mutate, persist_preferences
 VM_DEFINITION: Final = "v1.VirtualMachine"
 
 
-class Outcome:
-    """``expanded`` is None for a VM without matchers (returned unchanged) or a rejected one.
+class VmStages:
+    """The VM as each stage left it, or the stage's rejection. ``expanded`` is None for a VM without matchers
+    (returned unchanged) or a rejected one.
 
     The Go round trip of the expanded VM is done on first access of ``expanded`` only (``pending`` holds the
     VM to encode): the validate and revisions modes never read it. It shares what it leaves unchanged with
-    the VM (:func:`krm_fn.kubevirt.schema.encode_shared`): no part of an outcome may be mutated.
+    the VM (:func:`krm_fn.kubevirt.schema.encode_shared`): no part of it may be mutated.
     """
 
     __slots__ = ("rejection", "mutated", "inferred", "_expanded", "_pending")
@@ -87,19 +88,19 @@ def check_schema(vm: Obj) -> Rejection | None:
     return Rejection("schema", ", ".join(e.message for e in errors), errors[0].field or None)
 
 
-def process_vm(vm: Obj, index: Index, cluster: ClusterConfig) -> Outcome:
+def process_vm(vm: Obj, index: Index, cluster: ClusterConfig) -> VmStages:
     """The whole pipeline for one VM; never mutates ``vm``."""
     rejection = check_schema(vm)
     if rejection:
-        return Outcome(rejection=rejection)
+        return VmStages(rejection=rejection)
     if not has_matchers(vm):
-        return Outcome()
+        return VmStages()
     inferred = mutate(vm, index)
     if isinstance(inferred, Rejection):
-        return Outcome(rejection=inferred)
+        return VmStages(rejection=inferred)
     if not has_matchers(inferred):
         # inference with the Ignore policy cleared the matchers: KubeVirt persists that VM as is
-        return Outcome(pending=inferred, mutated=inferred, inferred=inferred)
+        return VmStages(pending=inferred, mutated=inferred, inferred=inferred)
     # the webhook's changes (architecture, machine type, storage class) leave the matchers, status refs
     # and namespace alone: the lookups on ``inferred`` hold for ``mutated``
     it, pref = lookup(inferred, "instancetype", index), lookup(inferred, "preference", index)
@@ -107,8 +108,8 @@ def process_vm(vm: Obj, index: Index, cluster: ClusterConfig) -> Outcome:
     mutated = persist_preferences(inferred, pref_spec) if pref_spec is not None else inferred
     expanded = admit_and_expand(mutated, it, pref, cluster, index.shared(QuantityCache))
     if isinstance(expanded, Rejection):
-        return Outcome(rejection=expanded, mutated=mutated, inferred=inferred)
-    return Outcome(pending=expanded, mutated=mutated, inferred=inferred)
+        return VmStages(rejection=expanded, mutated=mutated, inferred=inferred)
+    return VmStages(pending=expanded, mutated=mutated, inferred=inferred)
 
 
 def admit_and_expand(vm: Obj, it: Lookup, pref: Lookup, cluster: ClusterConfig,

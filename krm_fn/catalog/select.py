@@ -1,4 +1,4 @@
-"""Selection (include/exclude, scope, namespace, version label) and the emitted objects."""
+"""Selection (include/exclude, scope, namespace, version label) and the objects a selection generates."""
 
 from __future__ import annotations
 
