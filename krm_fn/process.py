@@ -101,7 +101,9 @@ def process_stream(config: Source, sources: Sequence[Source], options: Options |
     code = exit_code(results)
     if code:
         return Output(b"", results, code)
-    out = [i if type(i) is Prewritten else stream.unannotated(i) for i in items
+    # items rendered by two processes are written already (Prewritten; "" when not printed)
+    written_or_not: list[Any] = items
+    out: list[Any] = [i if type(i) is Prewritten else stream.unannotated(i) for i in written_or_not
            if (i.text if type(i) is Prewritten else stream.printed(i, config_id))]
     return Output(encode(dump_stream(rl, out, 1 if written else opts.workers)), results, code)
 
