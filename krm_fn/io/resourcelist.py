@@ -263,10 +263,11 @@ def _resource_list_from(root: Any, text: str, doc: Document | None) -> ResourceL
     return rl
 
 
-def _check_item(item: Any, where: str, place: str = "") -> None:  # noqa: C901 - a flat list of checks
-    """An item must be a Kubernetes object; ``place`` (``FILE line N``) starts the message when known."""
+def _check_item(item: Any, where: str, place: Callable[[], str] | None = None) -> None:  # noqa: C901
+    """An item must be a Kubernetes object (a flat list of checks); ``place()`` (``FILE line N``, worked out
+    only for a message) starts the message when given."""
     def at(what: str) -> str:
-        return ": ".join(p for p in (place, what) if p)
+        return ": ".join(p for p in (place() if place else "", what) if p)
 
     if not isinstance(item, dict):
         raise InputError(f"{at(where) or 'the document'} must be a mapping (a Kubernetes object), "
@@ -337,12 +338,15 @@ def parse_sources(sources: Sequence[Source], skip: Callable[[Source, Any], bool]
             if value is None or skip(source, value):
                 continue
             origin = Origin(source.name, index, at, at + d.start, source.is_file)
-            place = f"{source.name} line {origin.line(joined)}"
+
+            def place(origin: Origin = origin) -> str:
+                return f"{origin.file} line {origin.line(joined)}"
+
             if is_resource_list(value) or (isinstance(value, dict) and value.get("kind") == "List"
                                            and value.get("apiVersion") == "v1"):
                 inner = value.get("items") or []
                 if not isinstance(inner, list):
-                    raise InputError(f"{place}: {value.get('kind')}.items must be a list")
+                    raise InputError(f"{place()}: {value.get('kind')}.items must be a list")
                 for i, item in enumerate(inner):
                     _check_item(item, f"{value.get('kind')}.items[{i}]", place)
                     rl.origins[id(item)] = origin
