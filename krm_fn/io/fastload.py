@@ -158,10 +158,11 @@ def load_stream(text: str) -> list[Document] | None:
         return None
     # separators seen by the scans as "- " lines: nothing starts a node there, and an empty block scalar right
     # before one is found as it is before the next entry of a ResourceList
-    scan = text.replace(_SEPARATOR, "\n-  \n")
-    if scan.startswith("---\n"):
-        scan = "-  \n" + scan[4:]
-    risky = _risky_entries(scan, 0, starts)
+    # (and a line break before the first: a line's first key is a place a node starts)
+    scan = "\n" + text.replace(_SEPARATOR, "\n-  \n")
+    if scan.startswith("\n---\n"):
+        scan = "\n-  \n" + scan[5:]
+    risky = _risky_entries(scan, -1, starts)
     if not text.endswith("\n"):
         risky.add(len(starts) - 1)
     docs: list[Document] = []
@@ -222,8 +223,10 @@ def _entry_offsets(region: str, base: int) -> list[int] | None:
 
 
 def _risky_entries(region: str, base: int, offsets: list[int]) -> set[int]:
-    """Indexes of the entries with a tab or a :data:`_RISK` match."""
-    hits = [m.start() for pattern in _RISK for m in pattern.finditer(region)]
+    """Indexes of the entries (or documents) with a tab or a :data:`_RISK` match. A match is counted where its
+    token is (its last character): one found from the line break that ends a document's ``---`` line is the
+    next document's first key."""
+    hits = [m.end() - 1 for pattern in _RISK for m in pattern.finditer(region)]
     tab = region.find("\t")
     while tab >= 0:
         hits.append(tab)
