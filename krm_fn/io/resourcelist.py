@@ -285,6 +285,20 @@ def _check_item(item: Any, where: str, place: Callable[[], str] | None = None) -
         raise InputError(f"{at(where)}: metadata.annotations must be a mapping")
 
 
+def _unwrapped(value: Any, place: Callable[[], str] | None = None) -> list[Any] | None:
+    """The items of a ``List`` or ResourceList document (each checked), or None for any other document."""
+    if not (is_resource_list(value) or (isinstance(value, dict) and value.get("kind") == "List"
+                                        and value.get("apiVersion") == "v1")):
+        return None
+    inner = value.get("items") or []
+    if not isinstance(inner, list):
+        raise InputError(": ".join(p for p in (place() if place else "", f"{value.get('kind')}.items must be a list")
+                                   if p))
+    for i, item in enumerate(inner):
+        _check_item(item, f"{value.get('kind')}.items[{i}]", place)
+    return inner
+
+
 def parse_stream(text: str) -> ResourceList:
     """A plain multi-document stream (kustomize legacy plugins, standalone mode) as a ResourceList.
 
@@ -297,13 +311,8 @@ def parse_stream(text: str) -> ResourceList:
         value = d.value
         if value is None:
             continue
-        if is_resource_list(value) or (isinstance(value, dict) and value.get("kind") == "List"
-                                       and value.get("apiVersion") == "v1"):
-            inner = value.get("items") or []
-            if not isinstance(inner, list):
-                raise InputError(f"{value.get('kind')}.items must be a list")
-            for i, item in enumerate(inner):
-                _check_item(item, f"{value.get('kind')}.items[{i}]")
+        inner = _unwrapped(value)
+        if inner is not None:
             rl.items.extend(inner)
             continue
         _check_item(value, f"document {len(rl.items) + 1}")
@@ -333,22 +342,18 @@ def parse_sources(sources: Sequence[Source], skip: Callable[[Source, Any], bool]
             docs = keep_whole_lines(text, read_documents(text, fast=fast)[0])
         except InputError as exc:
             raise InputError(f"{source.name}: {exc.message}") from None
-        for index, d in enumerate(docs):
+        for index, d in enumerate([d for d in docs if d.value is not None]):  # empty documents are not counted
             value = d.value
-            if value is None or skip(source, value):
+            if skip(source, value):
                 continue
             origin = Origin(source.name, index, at, at + d.start, source.is_file)
 
             def place(origin: Origin = origin) -> str:
                 return f"{origin.file} line {origin.line(joined)}"
 
-            if is_resource_list(value) or (isinstance(value, dict) and value.get("kind") == "List"
-                                           and value.get("apiVersion") == "v1"):
-                inner = value.get("items") or []
-                if not isinstance(inner, list):
-                    raise InputError(f"{place()}: {value.get('kind')}.items must be a list")
-                for i, item in enumerate(inner):
-                    _check_item(item, f"{value.get('kind')}.items[{i}]", place)
+            inner = _unwrapped(value, place)
+            if inner is not None:
+                for item in inner:
                     rl.origins[id(item)] = origin
                 rl.items.extend(inner)
                 continue

@@ -213,3 +213,18 @@ def test_two_processes_print_what_one_prints(monkeypatch: pytest.MonkeyPatch) ->
     names = [d["metadata"]["name"] for d in documents(one)]
     assert "local" not in names and "annotated" in names
     assert "internal.config.kubernetes.io" not in one.data.decode()
+
+
+@pytest.mark.parametrize("fast", [True, False])
+def test_a_results_file_index_counts_objects_not_empty_documents(fast: bool) -> None:
+    text = vm("ok") + "---\n# nothing here\n---\n" + vm("bad", "no-such-type")
+    out = process_stream(Source("config file cfg.yaml", RENDERER.format(mode="revisions").encode()),
+                         [Source("vms.yaml", text.encode())], Options(fast_yaml=fast))
+    assert [r.file for r in out.results if r.severity == "error"] == [FileRef("vms.yaml", 1)]
+
+
+def test_items_of_a_list_name_the_lists_file_and_line() -> None:
+    listed = "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: ConfigMap\n  metadata: {}\n"
+    assert error({"a.yaml": cm("a"), "b.yaml": cm("b") + "---\n" + listed}) == \
+        "b.yaml line 8: List.items[0]: missing or empty metadata.name"
+    assert error({"b.yaml": "apiVersion: v1\nkind: List\nitems: {}\n"}) == "b.yaml line 1: List.items must be a list"
