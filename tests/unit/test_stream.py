@@ -227,4 +227,4 @@ def test_items_of_a_list_name_the_lists_file_and_line() -> None:
     listed = "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: ConfigMap\n  metadata: {}\n"
     assert error({"a.yaml": cm("a"), "b.yaml": cm("b") + "---\n" + listed}) == \
         "b.yaml line 8: List.items[0]: missing or empty metadata.name"
-    assert error({"b.yaml": "apiVersion: v1\nkind: List\nitems: {}\n"}) == "b.yaml line 1: List.items must be a list"
+    assert error({"b.yaml": "apiVersion: v1\nkind: List\nitems: 3\n"}) == "b.yaml line 1: List.items must be a list"
