@@ -32,7 +32,11 @@ usage: kubevirt-krm                                  KRM function: ResourceList 
                                                      or to FILE: written to a temporary file next to it, then
                                                      renamed; only a regular file is created or replaced, and
                                                      it keeps its permission bits; a symlink, FIFO, directory
-                                                     or device at FILE is refused, nothing written)
+                                                     or device at FILE is refused, nothing written). Each
+                                                     input is read on its own (errors: FILE line N); an
+                                                     object given twice is refused; local-config objects,
+                                                     function configs and kpt's file annotations are not
+                                                     printed; a directory's kustomization.yaml is skipped
        kubevirt-krm catalog docs [--builtin NAME | --path FILE]
                                                      Markdown reference of a catalog
        kubevirt-krm catalog diff --builtin NAME[@VERSION] [--strict] FILE|DIR|-...
