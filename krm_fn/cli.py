@@ -463,7 +463,6 @@ def _join_documents(texts: list[str]) -> str:
 def _sources(spec: str) -> list[Source]:
     """The inputs an operand names: stdin (``-``), a file, or a directory's ``.yaml``/``.yml`` files (hidden
     ones and those under hidden directories left out), in path order, each read on its own."""
-    from krm_fn.errors import InputError
     from krm_fn.io.inputs import Source
 
     if spec == "-":
@@ -472,34 +471,24 @@ def _sources(spec: str) -> list[Source]:
     if path.is_dir():
         files = sorted(p for p in path.rglob("*") if p.suffix in (".yaml", ".yml") and p.is_file()
                        and not any(part.startswith(".") for part in p.relative_to(path).parts))
-        return [Source(str(f), _read_bytes(f), in_directory=True) for f in files]
-    return [Source(spec, _read_bytes(path))]
+        return [Source(str(f), _read_bytes(f, str(f)), in_directory=True) for f in files]
+    return [Source(spec, _read_bytes(path, spec))]
 
 
-def _read_bytes(path: Path) -> bytes:
+def _read_bytes(path: Path, name: str) -> bytes:
     from krm_fn.errors import InputError
 
     try:
         return path.read_bytes()
     except OSError as exc:
-        raise InputError(f"cannot read {path}: {exc.strerror}") from None
+        raise InputError(f"cannot read {name}: {exc.strerror}") from None
 
 
 def _read_input(spec: str) -> str:
-    from krm_fn.errors import InputError
+    """One operand of ``catalog diff`` as text: its inputs (:func:`_sources`) joined, each still read on its own."""
     from krm_fn.io.resourcelist import decode
 
-    if spec == "-":
-        return decode(_read_stdin())
-    path = Path(spec)
-    if path.is_dir():
-        files = sorted(p for p in path.rglob("*") if p.suffix in (".yaml", ".yml") and p.is_file()
-                       and not any(part.startswith(".") for part in p.relative_to(path).parts))
-        return _join_documents([decode(p.read_bytes()) for p in files])
-    try:
-        return decode(path.read_bytes())
-    except OSError as exc:
-        raise InputError(f"cannot read {spec}: {exc.strerror}") from None
+    return _join_documents([decode(s.data) for s in _sources(spec)])
 
 
 def _catalog(args: list[str]) -> int:
