@@ -10,7 +10,10 @@ subprocess (so peak RSS is per measurement):
 * floors: load + dump of the same list with PyYAML's C loader/dumper and with yaml-rs (Rust), in-process
   time (no interpreter start-up: the floor is the library alone);
 * kubevirt-krm, end to end (``kubevirt-krm < list > /dev/null``, start-up included): an empty list, catalog
-  generation, I/O only (no VMs changed), validate, revisions, expand.
+  generation, I/O only (no VMs changed), validate, revisions, expand;
+* the standalone mode (Argo CD CMP) on the same objects as a plain manifest file (``bench/synth.py
+  manifests``): ``kubevirt-krm renderer.yaml vms.yaml > /dev/null``, revisions, next to KRM mode's row
+  (target: within 10% of it at 10k VMs).
 
 The rows of one size run in rounds (each round runs every row once), so a host whose speed drifts slows a
 round's floor and rows alike. The table shows the median wall time, the median over rounds of the ratio to
@@ -35,7 +38,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from synth import resource_list  # noqa: E402
+from synth import manifests, resource_list  # noqa: E402
 
 RENDERER = """\
 functionConfig:
@@ -58,6 +61,9 @@ functionConfig:
   spec:
     builtin: common-instancetypes
 """
+# the standalone mode's config file: the same renderer as a plain document
+STANDALONE_RENDERER = "\n".join(line[2:] for line in RENDERER.splitlines()[1:]) + "\n"
+STANDALONE_MODES = ("revisions",)
 EMPTY = "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems: []\n"
 
 FLOOR_CODE = {
@@ -222,6 +228,12 @@ def main() -> int:
                 f = base / f"{mode}{n}.yaml"
                 f.write_text(body + RENDERER.format(mode=mode))
                 sized.append(Row(f"kubevirt-krm {mode}", n, fn, f))
+            stream = base / f"manifests{n}.yaml"
+            stream.write_text(manifests(n))
+            for mode in STANDALONE_MODES:
+                config = base / f"standalone-{mode}.yaml"
+                config.write_text(STANDALONE_RENDERER.format(mode=mode))
+                sized.append(Row(f"kubevirt-krm standalone {mode}", n, [*fn, str(config), str(stream)], None))
             measure_rounds(sized, args.repeat)
             rows += sized
             print(f"# {n} done", flush=True)
@@ -279,6 +291,12 @@ def report(rows: list[Row], sizes: list[int]) -> None:
             if low is not None and high is not None:
                 f = high.median / low.median
                 print(f"  {mode} {b // 1000}k/{a // 1000}k: {f:.2f} (target ≤ {limit}): {'ok' if f <= limit else 'MISSED'}")
+    for mode in STANDALONE_MODES:
+        krm, alone = by.get((f"kubevirt-krm {mode}", 10000)), by.get((f"kubevirt-krm standalone {mode}", 10000))
+        if krm is not None and alone is not None:
+            rounds = statistics.median(a / k for a, k in zip(alone.seconds, krm.seconds))
+            print(f"  standalone {mode} 10k: {rounds:.2f}× KRM mode (target ≤ 1.10): "
+                  f"{'ok' if rounds <= 1.10 else 'MISSED'}")
     if 10000 in floor:
         for mode in ("revisions", "expand"):
             row = by[(f"kubevirt-krm {mode}", 10000)]

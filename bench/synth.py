@@ -122,6 +122,21 @@ def resource_list(vms: int, infer_every: int = 50, function_config: str = "") ->
     return "".join(out)
 
 
+def manifests(vms: int, infer_every: int = 50) -> str:
+    """The same objects as :func:`resource_list`, as they sit in a Git repository and the standalone mode reads
+    them: a plain ``---``-separated stream, without kpt's annotations."""
+    body = resource_list(vms, infer_every).split("items:\n", 1)[1]
+    docs = []
+    for entry in body[2:].split("\n- "):
+        first, *rest = entry.rstrip("\n").split("\n")  # the entry's "- " is gone, then two spaces of indent
+        lines = [first] + [line[2:] for line in rest]
+        lines = [line for line in lines if "internal.config.kubernetes.io/" not in line]
+        lines = [line for i, line in enumerate(lines)  # an annotations: key left without annotations
+                 if line.strip() != "annotations:" or lines[i + 1].startswith(" " * (len(line) - len(line.lstrip()) + 1))]
+        docs.append("\n".join(lines) + "\n")
+    return "---\n".join(docs)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--vms", type=int, default=1000)

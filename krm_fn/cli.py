@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, NoReturn
 
 if TYPE_CHECKING:
+    from krm_fn.io.inputs import Source
     from krm_fn.results import Result
 
 USAGE = """\
@@ -31,7 +32,11 @@ usage: kubevirt-krm                                  KRM function: ResourceList 
                                                      or to FILE: written to a temporary file next to it, then
                                                      renamed; only a regular file is created or replaced, and
                                                      it keeps its permission bits; a symlink, FIFO, directory
-                                                     or device at FILE is refused, nothing written)
+                                                     or device at FILE is refused, nothing written). Each
+                                                     input is read on its own (errors: FILE line N); an
+                                                     object given twice is refused; local-config objects,
+                                                     function configs and kpt's file annotations are not
+                                                     printed; a directory's kustomization.yaml is skipped
        kubevirt-krm catalog docs [--builtin NAME | --path FILE]
                                                      Markdown reference of a catalog
        kubevirt-krm catalog diff --builtin NAME[@VERSION] [--strict] FILE|DIR|-...
@@ -230,7 +235,10 @@ def _main(args: list[str]) -> int:
     env_config = _environ_text("KUSTOMIZE_PLUGIN_CONFIG_STRING")
     if not args and env_config is not None and not _looks_like_resource_list(data):
         root = os.environ.get("KUSTOMIZE_PLUGIN_CONFIG_ROOT")
-        return _run_stream(env_config, Path(root) if root else None, [], data, validate)
+        from krm_fn.io.inputs import Source
+
+        config = Source("$KUSTOMIZE_PLUGIN_CONFIG_STRING", env_config.encode("utf-8"))
+        return _run_stream(config, Path(root) if root else None, [], data, validate)
     return _krm_mode(data, validate)
 
 
@@ -348,46 +356,39 @@ def _looks_like_resource_list(data: bytes) -> bool:
 
 def _stream_mode(config_path: Path, inputs: list[str], validate: bool, stdin: bytes,
                  output: Path | None = None) -> int:
+    from krm_fn.io.inputs import Source
+
     try:
-        config_text = config_path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        _die(f"cannot read config file {config_path}: {exc}")
+        config = Source(f"config file {config_path}", config_path.read_bytes())
+    except OSError as exc:
+        _die(f"cannot read config file {config_path}: {exc.strerror}")
     root = os.environ.get("KUSTOMIZE_PLUGIN_CONFIG_ROOT")
     base = Path(root) if root else config_path.resolve().parent
-    return _run_stream(config_text, base, inputs, stdin, validate, output)
+    return _run_stream(config, base, inputs, stdin, validate, output)
 
 
-def _run_stream(config_text: str, base: Path | None, inputs: list[str], stdin: bytes, validate: bool,
+def _run_stream(config: Source, base: Path | None, inputs: list[str], stdin: bytes, validate: bool,
                 output: Path | None = None) -> int:
+    """The stream modes at the edge: inputs read (files, directories, stdin), the core run
+    (``process.process_stream``), the output written; nothing is written unless the run succeeded."""
     from krm_fn.errors import InputError
-    from krm_fn.io.loader import load_documents
-    from krm_fn.io.resourcelist import ResourceList, decode, document_texts, dump_stream, parse_stream
-    from krm_fn.process import Options, encode, run_parsed
+    from krm_fn.io.inputs import Source
+    from krm_fn.process import Options, process_stream
 
     stdout = _stdout() if output is None else None
     try:
-        docs = [d.value for d in load_documents(config_text) if d.value is not None]
-        if len(docs) != 1 or not isinstance(docs[0], dict):
-            raise InputError(f"the config file must hold exactly one object, found {len(docs)} documents")
-        text = _join_documents([decode(stdin)] if not inputs else [_read_input(p) for p in inputs])
-        workers = _workers(len(text))
-
-        def parse() -> ResourceList:
-            rl = parse_stream(text)
-            rl.function_config = docs[0]
-            return rl
-
-        options = Options(base_dir=base or Path.cwd(), validate_only=validate, workers=workers)
-        rl, items, results, written = run_parsed(parse, options, len(text), document_texts)
-        code = _report(results)
-        data = encode(dump_stream(rl, items, 1 if written else workers)) if code == 0 else b""
+        sources = [Source("stdin", stdin, is_file=False)] if not inputs else [s for p in inputs for s in _sources(p)]
+        size = sum(len(s.data) for s in sources)
+        out = process_stream(config, sources, Options(base_dir=base or Path.cwd(), validate_only=validate,
+                                                      workers=_workers(size), fast_yaml=_fast_yaml_fits(size)))
     except InputError as exc:
         _die(exc.message)
+    code = _report(out.results)
     if code == 0:
         if stdout is not None:
-            _write(stdout, data)
+            _write(stdout, out.data)
         elif output is not None:
-            write_output(output, data)
+            write_output(output, out.data)
     return code
 
 
@@ -459,21 +460,35 @@ def _join_documents(texts: list[str]) -> str:
     return Joined.of([t for t in texts if t.strip()])
 
 
-def _read_input(spec: str) -> str:
-    from krm_fn.errors import InputError
-    from krm_fn.io.resourcelist import decode
+def _sources(spec: str) -> list[Source]:
+    """The inputs an operand names: stdin (``-``), a file, or a directory's ``.yaml``/``.yml`` files (hidden
+    ones and those under hidden directories left out), in path order, each read on its own."""
+    from krm_fn.io.inputs import Source
 
     if spec == "-":
-        return decode(_read_stdin())
+        return [Source("stdin", _read_stdin(), is_file=False)]
     path = Path(spec)
     if path.is_dir():
         files = sorted(p for p in path.rglob("*") if p.suffix in (".yaml", ".yml") and p.is_file()
                        and not any(part.startswith(".") for part in p.relative_to(path).parts))
-        return _join_documents([decode(p.read_bytes()) for p in files])
+        return [Source(str(f), _read_bytes(f, str(f)), in_directory=True) for f in files]
+    return [Source(spec, _read_bytes(path, spec))]
+
+
+def _read_bytes(path: Path, name: str) -> bytes:
+    from krm_fn.errors import InputError
+
     try:
-        return decode(path.read_bytes())
+        return path.read_bytes()
     except OSError as exc:
-        raise InputError(f"cannot read {spec}: {exc.strerror}") from None
+        raise InputError(f"cannot read {name}: {exc.strerror}") from None
+
+
+def _read_input(spec: str) -> str:
+    """One operand of ``catalog diff`` as text: its inputs (:func:`_sources`) joined, each still read on its own."""
+    from krm_fn.io.resourcelist import decode
+
+    return _join_documents([decode(s.data) for s in _sources(spec)])
 
 
 def _catalog(args: list[str]) -> int:

@@ -1,7 +1,8 @@
 """The pure core: ResourceList in, ResourceList out. No argv, env, files or exit codes here (see cli.py).
 
-``process(data) -> Output`` is the whole KRM function; ``run(rl)`` is the same on parsed input, shared by
-the stream modes (kustomize legacy plugin, standalone / Argo CD CMP).
+``process(data) -> Output`` is the whole KRM function; ``process_stream(config, sources) -> Output`` the
+stream modes (kustomize legacy plugin, standalone / Argo CD CMP: krm_fn/stream.py says what a stream means);
+both go through ``run_parsed`` and ``run``.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from krm_fn.kube.paths import FieldPath, Obj, dotted
 from krm_fn.results import FileRef, ResourceRef, Result, exit_code, not_yet_said
 
 if TYPE_CHECKING:  # imported lazily at run time (start-up time)
+    from krm_fn.io.inputs import Source
     from krm_fn.io.split import Child
     from krm_fn.render import ItemOutcome, Rendering
 
@@ -57,6 +59,53 @@ def process(data: bytes, options: Options | None = None) -> Output:
     # generated revisions) was measured to gain nothing but copy-on-write memory
     text = dump_resource_list(rl, items, rl.results + [r.to_obj() for r in results], 1 if written else opts.workers)
     return Output(encode(text), results, exit_code(results))
+
+
+def process_stream(config: Source, sources: Sequence[Source], options: Options | None = None) -> Output:
+    """The stream modes: a functionConfig (a file of one object) and the inputs in, a plain stream of
+    manifests out (empty unless the run succeeded). Unusable input raises InputError (one line, naming the
+    input and a line in it)."""
+    from krm_fn import stream
+    from krm_fn.io.loader import load_documents
+    from krm_fn.io.resourcelist import Prewritten, decode, document_texts, dump_stream, parse_sources
+
+    opts = options or Options()
+    try:
+        text = decode(config.data)
+    except InputError as exc:
+        raise InputError(f"cannot read {config.name}: {exc.message}") from None
+    try:
+        docs = [d.value for d in load_documents(text) if d.value is not None]
+    except InputError as exc:
+        raise InputError(f"{config.name}: {exc.message}") from None
+    if len(docs) != 1 or not isinstance(docs[0], dict):
+        raise InputError(f"{config.name}: the config file must hold exactly one object, found {len(docs)} documents")
+    fn_config = docs[0]
+    config_id = stream.object_id(fn_config) if fn_config.get("metadata") else None
+
+    def parse() -> ResourceList:
+        rl = parse_sources(sources, stream.is_build_file, opts.fast_yaml)
+        stream.check_unique(rl)
+        rl.function_config = fn_config
+        return rl
+
+    def write(rl: ResourceList, items: list[Any]) -> list[str]:
+        """Each item's document; "" for one that is not printed (no object's document is empty)."""
+        shown_items = [stream.unannotated(i) for i in items if stream.printed(i, config_id)]
+        texts = iter(document_texts(rl, shown_items))
+        return [next(texts) if stream.printed(i, config_id) else "" for i in items]
+
+    size = sum(len(s.data) for s in sources)
+    rl, items, results, written = run_parsed(parse, opts, size, write)
+    results = stream.with_files(rl, results)
+    code = exit_code(results)
+    if code:
+        return Output(b"", results, code)
+    # items rendered by two processes are written already (Prewritten; "" when not printed)
+    written_or_not: list[Any] = items
+    out: list[Any] = [i if type(i) is Prewritten else stream.unannotated(i) for i in written_or_not
+           if (i.text if type(i) is Prewritten else stream.printed(i, config_id))]
+    return Output(encode(dump_stream(rl, out, 1 if written else opts.workers)), results, code)
 
 
 def encode(text: str) -> bytes:

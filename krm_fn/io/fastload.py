@@ -133,6 +133,75 @@ def load_resource_list(text: str) -> Document | None:
     return Document(root, skeleton[0].start, len(text), 0, spans)
 
 
+_SEPARATOR = "\n---\n"
+_LEADING_COMMENTS = re.compile(r"(?:[ \t]*(?:#[^\n]*)?\n)*")
+
+
+def load_stream(text: str) -> list[Document] | None:
+    """The documents of a YAML stream (one file) as the loader would read them (``load_documents(text)``),
+    or None when the lane does not apply. The same rules as for a ResourceList's entries: each document
+    between ``---`` lines is a chunk, read by yaml-rs unless a :data:`TOKENS` class could start a node in it
+    (or it starts with something other than a key), else by the loader on its own."""
+    if _bad_text(text) or any(deep in text for deep in _DEEP) or not _plain_separators(text):
+        return None
+    starts = [0] if not text.startswith("---\n") else [4]
+    ends: list[int] = []
+    i = text.find(_SEPARATOR)
+    while i >= 0:
+        ends.append(i + 1)
+        starts.append(i + len(_SEPARATOR))
+        i = text.find(_SEPARATOR, i + 1)
+    ends.append(len(text) - 3 if text.endswith("\n---") else len(text))
+    try:  # imported here: a short stream (start-up time) never needs it
+        from yaml_rs import loads
+    except ImportError:  # pragma: no cover - yaml-rs is a dependency; without it every stream takes the loader
+        return None
+    # separators seen by the scans as "- " lines: nothing starts a node there, and an empty block scalar right
+    # before one is found as it is before the next entry of a ResourceList
+    # (and a line break before the first: a line's first key is a place a node starts)
+    scan = "\n" + text.replace(_SEPARATOR, "\n-  \n")
+    if scan.startswith("\n---\n"):
+        scan = "\n-  \n" + scan[5:]
+    risky = _risky_entries(scan, -1, starts)
+    if not text.endswith("\n"):
+        risky.add(len(starts) - 1)
+    docs: list[Document] = []
+    for n, (a, b) in enumerate(zip(starts, ends)):
+        head = _LEADING_COMMENTS.match(text, a, b)
+        first = head.end() if head is not None else a
+        if first >= b:  # only blank and comment lines: no document
+            continue
+        value = None if n in risky or text[first] in _ENTRY_START else _fast_document(loads, text[first:b])
+        if value is None:
+            try:
+                exact = load_documents(text[a:b])
+            except InputError:
+                return None  # the loader on the whole text words it, with the file's line numbers
+            docs += [Document(d.value, d.start + a, d.end + a, d.column, d.spans) for d in exact]
+        else:
+            docs.append(Document(value, first, b, 0))
+    return docs
+
+
+def _plain_separators(text: str) -> bool:
+    """Whether every line starting with a document marker or a directive is exactly ``---`` (anything else on
+    a marker line, ``...``, ``%``: the loader's)."""
+    if text.startswith(("...", "%")) or "\n..." in text or "\n%" in text:
+        return False
+    if text.startswith("---") and not text.startswith("---\n"):
+        return False
+    return text.count("\n---") == text.count(_SEPARATOR) + text.endswith("\n---")
+
+
+def _fast_document(loads: Callable[..., Any], chunk: str) -> Any:
+    """One document through yaml-rs; None unless it is a mapping with string keys."""
+    try:
+        value = loads(chunk, parse_datetime=False)
+    except Exception:  # noqa: BLE001 - any refusal: the loader decides (and words the error)
+        return None
+    return value if type(value) is dict and _keys_are_strings(value) else None
+
+
 def _bad_text(region: str) -> bool:
     if region.isascii():  # the common case: bytes.translate is ten times faster than the regex
         return bool(region.encode("ascii").translate(None, _PRINTABLE_ASCII))
@@ -154,8 +223,10 @@ def _entry_offsets(region: str, base: int) -> list[int] | None:
 
 
 def _risky_entries(region: str, base: int, offsets: list[int]) -> set[int]:
-    """Indexes of the entries with a tab or a :data:`_RISK` match."""
-    hits = [m.start() for pattern in _RISK for m in pattern.finditer(region)]
+    """Indexes of the entries (or documents) with a tab or a :data:`_RISK` match. A match is counted where its
+    token is (its last character): one found from the line break that ends a document's ``---`` line is the
+    next document's first key."""
+    hits = [m.end() - 1 for pattern in _RISK for m in pattern.finditer(region)]
     tab = region.find("\t")
     while tab >= 0:
         hits.append(tab)

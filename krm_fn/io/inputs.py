@@ -24,9 +24,11 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import dataclass
 from typing import Any
 
 from krm_fn.errors import InputError
+from krm_fn.io.fastload import load_stream
 from krm_fn.io.loader import MAX_DEPTH, Document, YAMLSyntaxError, load_documents
 from krm_fn.io.scalars import resolve_plain
 from krm_fn.kube.paths import FieldPath, dotted
@@ -36,6 +38,19 @@ _LEADING_BLANKS = re.compile(r"[ \t\r\n]*")
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _DOCUMENT_BOM = re.compile(r"(?m)^((?:---|\.\.\.)[ \t]*(?:#[^\n]*)?\n)\ufeff|^\ufeff(?=(?:---|\.\.\.)(?:[ \t\n]|\Z))")
+
+
+@dataclass(frozen=True, slots=True)
+class Source:
+    """One input of the stream modes, as the edge read it: its bytes, the name messages give it (the path as
+    given, a file found under a directory, or ``stdin``), whether it was found by walking a directory
+    (where kustomize's and kpt's own files are skipped: :mod:`krm_fn.stream`), and whether it is a file
+    (results name files; stdin, a kustomize plugin's only input, they do not)."""
+
+    name: str
+    data: bytes
+    in_directory: bool = False
+    is_file: bool = True
 
 
 class Joined(str):
@@ -123,10 +138,16 @@ class _NotJSON(Exception):
         self.pos = pos
 
 
-def read_documents(text: str, track: str | None = None) -> tuple[list[Document], bool]:
-    """The documents of ``text`` and whether it was JSON (JSON documents carry no source spans)."""
+def read_documents(text: str, track: str | None = None, fast: bool = False) -> tuple[list[Document], bool]:
+    """The documents of ``text`` and whether it was JSON (JSON documents carry no source spans). ``fast``: a
+    YAML stream may take the yaml-rs lane (:func:`krm_fn.io.fastload.load_stream`); its empty documents (no
+    value) are left out."""
     start = _LEADING_BLANKS.match(text)
     if start is None or text[start.end():start.end() + 1] != "{":
+        if fast and track is None and text.endswith("\n"):
+            lane = load_stream(text)
+            if lane is not None:
+                return lane, False
         return load_documents(text, track=track), False
     try:
         return [Document(loads_json(text), 0, 0, 0)], True

@@ -13,13 +13,14 @@ back once each. Line breaks are LF in and out (:func:`decode`).
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from krm_fn.errors import InputError
 from krm_fn.io.emitter import Emitter
 from krm_fn.io.fastload import load_resource_list
-from krm_fn.io.inputs import keep_whole_lines, read_documents, read_stream, without_document_boms
+from krm_fn.io.inputs import Joined, Source, keep_whole_lines, read_documents, read_stream, without_document_boms
 from krm_fn.io.loader import Document
 from krm_fn.io.patch import Spliced, plan, splice_checked
 from krm_fn.io.split import write_parts
@@ -38,6 +39,23 @@ class Prewritten:
     text: str
 
 
+@dataclass(frozen=True, slots=True)
+class Origin:
+    """Where a stream item came from (side data: the item itself is not annotated): its input's name, the
+    index of its document in that input, the offsets of the input and of the document in the text, and
+    whether the input is a file (``Source.is_file``)."""
+
+    file: str
+    index: int
+    part: int
+    start: int
+    is_file: bool = True
+
+    def line(self, text: str) -> int:
+        """The document's line in its own input (1-based)."""
+        return text.count("\n", self.part, self.start) + 1
+
+
 @dataclass(slots=True)
 class ResourceList:
     items: list[Obj]
@@ -50,6 +68,8 @@ class ResourceList:
     text: str = ""
     # the objects `source` refers to, kept alive so their ids stay unique
     originals: list[Any] = field(default_factory=list)
+    # id(item) -> where it came from (the stream modes' inputs: parse_sources)
+    origins: dict[int, Origin] = field(default_factory=dict)
     _by_identity: dict[tuple[str, ...], Any] | None = None
     _directives: bool | None = None
 
@@ -243,9 +263,15 @@ def _resource_list_from(root: Any, text: str, doc: Document | None) -> ResourceL
     return rl
 
 
-def _check_item(item: Any, where: str) -> None:  # noqa: C901 - a flat list of checks
+def _check_item(item: Any, where: str, place: Callable[[], str] | None = None) -> None:  # noqa: C901
+    """An item must be a Kubernetes object (a flat list of checks); ``place()`` (``FILE line N``, worked out
+    only for a message) starts the message when given."""
+    def at(what: str) -> str:
+        return ": ".join(p for p in (place() if place else "", what) if p)
+
     if not isinstance(item, dict):
-        raise InputError(f"{where} must be a mapping (a Kubernetes object), got {type(item).__name__}")
+        raise InputError(f"{at(where) or 'the document'} must be a mapping (a Kubernetes object), "
+                         f"got {type(item).__name__}")
     missing = [k for k in ("apiVersion", "kind") if not isinstance(item.get(k), str) or not item.get(k)]
     md = item.get("metadata")
     if not isinstance(md, dict) or not isinstance(md.get("name"), str) or not md.get("name"):
@@ -253,10 +279,24 @@ def _check_item(item: Any, where: str) -> None:  # noqa: C901 - a flat list of c
     if missing:
         name = md.get("name") if isinstance(md, dict) else None
         what = f"{item.get('kind') or 'object'} {name!r}" if name else where
-        raise InputError(f"{what}: missing or empty {', '.join(missing)}")
+        raise InputError(f"{at(what)}: missing or empty {', '.join(missing)}")
     assert isinstance(md, dict)
     if md.get("annotations") is not None and not isinstance(md["annotations"], dict):
-        raise InputError(f"{where}: metadata.annotations must be a mapping")
+        raise InputError(f"{at(where)}: metadata.annotations must be a mapping")
+
+
+def _unwrapped(value: Any, place: Callable[[], str] | None = None) -> list[Any] | None:
+    """The items of a ``List`` or ResourceList document (each checked), or None for any other document."""
+    if not (is_resource_list(value) or (isinstance(value, dict) and value.get("kind") == "List"
+                                        and value.get("apiVersion") == "v1")):
+        return None
+    inner = value.get("items") or []
+    if not isinstance(inner, list):
+        raise InputError(": ".join(p for p in (place() if place else "", f"{value.get('kind')}.items must be a list")
+                                   if p))
+    for i, item in enumerate(inner):
+        _check_item(item, f"{value.get('kind')}.items[{i}]", place)
+    return inner
 
 
 def parse_stream(text: str) -> ResourceList:
@@ -271,19 +311,57 @@ def parse_stream(text: str) -> ResourceList:
         value = d.value
         if value is None:
             continue
-        if is_resource_list(value) or (isinstance(value, dict) and value.get("kind") == "List"
-                                       and value.get("apiVersion") == "v1"):
-            inner = value.get("items") or []
-            if not isinstance(inner, list):
-                raise InputError(f"{value.get('kind')}.items must be a list")
-            for i, item in enumerate(inner):
-                _check_item(item, f"{value.get('kind')}.items[{i}]")
+        inner = _unwrapped(value)
+        if inner is not None:
             rl.items.extend(inner)
             continue
         _check_item(value, f"document {len(rl.items) + 1}")
         rl.items.append(value)
         if d.end > d.start:
             rl.source[id(value)] = (d.start, d.end, d.column)
+    rl.originals = list(rl.items)
+    return rl
+
+
+def parse_sources(sources: Sequence[Source], skip: Callable[[Source, Any], bool], fast: bool = True) -> ResourceList:
+    """The stream modes' inputs as one ResourceList: each input decoded and read on its own (JSON or YAML;
+    ``fast``: YAML may take the yaml-rs lane), so every error names the input and a line in it; ``List``
+    objects and ResourceLists unwrapped; documents for which ``skip(source, value)`` is true left out. Each
+    item's origin is kept in ``rl.origins`` (the items are not annotated)."""
+    texts = []
+    for source in sources:
+        try:
+            texts.append(without_document_boms(decode(source.data)))
+        except InputError as exc:
+            raise InputError(f"{source.name}: {exc.message}") from None
+    kept = [(source, text) for source, text in zip(sources, texts) if text.strip()]
+    joined = Joined.of([text for _, text in kept])
+    rl = ResourceList(items=[], text=joined)
+    for (source, text), (at, _) in zip(kept, joined.parts):
+        try:
+            docs = keep_whole_lines(text, read_documents(text, fast=fast)[0])
+        except InputError as exc:
+            raise InputError(f"{source.name}: {exc.message}") from None
+        for index, d in enumerate([d for d in docs if d.value is not None]):  # empty documents are not counted
+            value = d.value
+            if skip(source, value):
+                continue
+            origin = Origin(source.name, index, at, at + d.start, source.is_file)
+
+            def place(origin: Origin = origin) -> str:
+                return f"{origin.file} line {origin.line(joined)}"
+
+            inner = _unwrapped(value, place)
+            if inner is not None:
+                for item in inner:
+                    rl.origins[id(item)] = origin
+                rl.items.extend(inner)
+                continue
+            _check_item(value, "", place)
+            rl.items.append(value)
+            rl.origins[id(value)] = origin
+            if d.end > d.start:
+                rl.source[id(value)] = (at + d.start, at + d.end, d.column)
     rl.originals = list(rl.items)
     return rl
 

@@ -8,7 +8,7 @@ pass every property itself; then for every layout:
 * **the layout is right** — PyYAML's libyaml SafeLoader (YAML 1.1, timestamps kept as strings) reads the
   objects of the canonical text. This proves the layout writer, not the product: it fails as a writer bug.
 * **one reading** — our loader reads what it reads from the canonical text, and so does the ResourceList
-  reader (the yaml-rs fast lane where it applies);
+  reader or the stream reader (the yaml-rs fast lane where it applies);
 * **same verdict** — no refusal and no exception, the same results (severity, message, resourceRef, field
   path and values) and exit code;
 * **valid output** — the output parses with our loader and with PyYAML;
@@ -16,8 +16,8 @@ pass every property itself; then for every layout:
 * **no-op second render** — the output rendered again (results stripped, as kpt does) is byte-identical.
 
 Modes: KRM (``process.process``) in revisions per-vm and shared, expand and validate; stream (what
-``kubevirt-krm CONFIG.yaml`` does with stdin: ``cli._join_documents``, ``parse_stream``, ``run_parsed``,
-``dump_stream``) in revisions and expand.
+``kubevirt-krm CONFIG.yaml -`` does with stdin: ``process.process_stream``, which reads documents with the
+yaml-rs lane where it applies) in revisions and expand.
 
 Knobs: ``KUBEVIRT_KRM_LAYOUTS`` (layouts per run, default 20,000), ``KUBEVIRT_KRM_LAYOUT_DIMENSIONS``
 (comma-separated: only these dimensions, e.g. ``comments,anchors``), ``KUBEVIRT_KRM_LAYOUT_MODES`` (e.g.
@@ -45,19 +45,16 @@ import yaml
 from hypothesis import Phase, given, settings
 from hypothesis import strategies as st
 
-from krm_fn.cli import _join_documents
 from krm_fn.errors import InputError
+from krm_fn.io.inputs import Source, read_documents
 from krm_fn.io.loader import load_documents
 from krm_fn.io.resourcelist import (
     decode,
-    document_texts,
     dump_resource_list,
-    dump_stream,
     parse_resource_list,
-    parse_stream,
 )
-from krm_fn.process import Options, process, run_parsed
-from krm_fn.results import Result, exit_code
+from krm_fn.process import Options, process, process_stream
+from krm_fn.results import Result
 from tests.reliability.layouts import DIMENSIONS, Layout, Map, Node, Seq, Str, draw_layout, node, write_documents
 from tests.reliability.strategies import LayoutObjects
 from tests.reliability.support import renderer
@@ -164,20 +161,12 @@ def run_krm(text: str) -> Outcome:
 
 
 def run_stream(text: str, config_text: str) -> Outcome:
-    """The standalone / kustomize-plugin path of cli.py for stdin ``text``, minus the process edges."""
+    """The standalone / kustomize-plugin path for stdin ``text``, minus the process edges."""
     def go() -> Outcome:
-        docs = [d.value for d in load_documents(config_text) if d.value is not None]
-        joined = _join_documents([decode(text.encode("utf-8"))])
-
-        def parse() -> Any:
-            rl = parse_stream(joined)
-            rl.function_config = docs[0]
-            return rl
-
-        rl, items, results, _written = run_parsed(parse, Options(), len(joined), document_texts)
-        code = exit_code(results)
-        output = dump_stream(rl, items, 1) if code == 0 else None
-        return Outcome(exit=code, results=_verdict(results), output=output)
+        out = process_stream(Source("config file", config_text.encode("utf-8")),
+                             [Source("stdin", text.encode("utf-8"), is_file=False)], Options())
+        return Outcome(exit=out.exit_code, results=_verdict(out.results),
+                       output=out.data.decode("utf-8") if out.exit_code == 0 else None)
     return _guarded(go)
 
 
@@ -317,6 +306,14 @@ def _readers(canon: Canonical, text: str, stream: bool) -> list[Finding]:
     if ours != canon.loader:
         return [Finding("reader", "loader: " + difference(("seq", tuple(canon.loader)), ("seq", tuple(ours))))]
     if stream:
+        try:
+            docs = read_documents(decode(text.encode("utf-8")), fast=True)[0]
+        except InputError as exc:
+            return [Finding("reader", f"stream reader refuses: {exc.message}")]
+        got_docs = [typed(d.value) for d in docs if d.value is not None]
+        if got_docs != canon.loader:
+            return [Finding("reader", "stream reader: " + difference(("seq", tuple(canon.loader)),
+                                                                     ("seq", tuple(got_docs))))]
         return []
     try:
         lane = parse_resource_list(decode(text.encode("utf-8")))

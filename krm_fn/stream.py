@@ -1,0 +1,114 @@
+"""What a stream of manifests means in the stream modes (standalone / Argo CD CMP, kustomize legacy plugin),
+following what kustomize and kpt do with the same files (docs/standalone.md):
+
+* **In.** Every document is a Kubernetes object, except that kustomize's and kpt's own files found while
+  walking a directory (``kustomization.yaml``/``.yml`` whatever they hold; ``Kustomization``, ``Component``
+  and ``Kptfile`` objects in any file) are build files, not resources: they are skipped, quietly, as
+  ``kubectl apply -k`` and ``kpt live apply`` never apply them either. Given explicitly (a file operand,
+  stdin) they are objects like any other.
+* **Once.** An object (group, kind, namespace, name: "no namespace" is ``default``, as kustomize's ids
+  have it) may come once: a second copy is an error naming both places, as ``kustomize build`` refuses a
+  resource "with an already registered id" (a directory given twice, or one holding an earlier output).
+* **Out.** What is printed is what a cluster is to get: objects marked ``config.kubernetes.io/local-config:
+  "true"`` (visible to the run, as to a kpt function; dropped from the output, as kustomize drops them),
+  our own function configs (``kubevirt-krm.dev``) and the config object itself are not printed, and the
+  annotations kpt and kustomize use to track files (``internal.config.kubernetes.io/*``, the legacy
+  ``config.kubernetes.io/path|index`` and ``config.k8s.io/id``) are removed, as ``kpt fn eval -o unwrap``
+  and ``kustomize build`` remove them.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import PurePath
+from typing import Any
+
+from krm_fn.errors import InputError
+from krm_fn.io.inputs import Source
+from krm_fn.io.resourcelist import Origin, ResourceList
+from krm_fn.kube.api import ANN_LEGACY_INDEX, ANN_LEGACY_PATH, FN_API_VERSION
+from krm_fn.kube.paths import Obj
+from krm_fn.results import FileRef, ResourceRef, Result
+
+ANN_LOCAL_CONFIG = "config.kubernetes.io/local-config"
+_INTERNAL = "internal.config.kubernetes.io/"
+_LEGACY = frozenset((ANN_LEGACY_PATH, ANN_LEGACY_INDEX, "config.k8s.io/id"))
+_BUILD_FILES = {"kustomize.config.k8s.io": ("Kustomization", "Component"), "kpt.dev": ("Kptfile",)}
+# the names kustomize finds its file by (kustomize's apiVersion and kind are optional in it)
+_KUSTOMIZATION_FILES = frozenset(("kustomization.yaml", "kustomization.yml"))
+_FN_GROUP = FN_API_VERSION.partition("/")[0]
+
+
+def _group(api_version: Any) -> str:
+    return str(api_version).rpartition("/")[0]
+
+
+def is_build_file(source: Source, value: Any) -> bool:
+    """A kustomize or kpt file met while walking a directory: skipped (not a resource)."""
+    if not source.in_directory:
+        return False
+    if PurePath(source.name).name in _KUSTOMIZATION_FILES:
+        return True
+    return isinstance(value, dict) and value.get("kind") in _BUILD_FILES.get(_group(value.get("apiVersion")), ())
+
+
+def object_id(obj: Obj) -> tuple[str, str, str, str]:
+    """kustomize's id of an object: group, kind, namespace (none is ``default``), name."""
+    md = obj.get("metadata") or {}
+    return (_group(obj.get("apiVersion")), str(obj.get("kind")), str(md.get("namespace") or "default"),
+            str(md.get("name")))
+
+
+def check_unique(rl: ResourceList) -> None:
+    """One object, one copy across every input: else one line naming both places."""
+    first: dict[tuple[str, str, str, str], Origin] = {}
+    for item in rl.items:
+        key = object_id(item)
+        origin = rl.origins[id(item)]
+        seen = first.setdefault(key, origin)
+        if seen is not origin:
+            group, kind, namespace, name = key
+            raise InputError(
+                f"{_place(rl, origin)}: {kind}{'.' + group if group else ''} {namespace}/{name} is already in "
+                f"{_place(rl, seen)}: an object may be given once (kustomize refuses a second resource with "
+                f"the same id; a directory given twice, or holding an earlier output?)")
+
+
+def _place(rl: ResourceList, origin: Origin) -> str:
+    return f"{origin.file} line {origin.line(rl.text)}"
+
+
+def printed(item: Any, config_id: tuple[str, str, str, str] | None) -> bool:
+    """Whether an output object is printed: not local-config, not a function config."""
+    if not isinstance(item, dict):
+        return True
+    md = item.get("metadata")
+    ann = md.get("annotations") if isinstance(md, dict) else None
+    if isinstance(ann, dict) and ann.get(ANN_LOCAL_CONFIG) == "true":
+        return False
+    return _group(item.get("apiVersion")) != _FN_GROUP and (config_id is None or object_id(item) != config_id)
+
+
+def unannotated(item: Obj) -> Obj:
+    """``item`` without kpt's and kustomize's file-tracking annotations (the same object when it has none;
+    else a copy, which the writer splices and verifies as any changed item)."""
+    md = item.get("metadata")
+    ann = md.get("annotations") if isinstance(md, dict) else None
+    if not isinstance(ann, dict) or not any(k.startswith(_INTERNAL) or k in _LEGACY for k in ann):
+        return item
+    assert isinstance(md, dict)
+    kept = {k: v for k, v in ann.items() if not (k.startswith(_INTERNAL) or k in _LEGACY)}
+    new_md = {k: kept if k == "annotations" else v for k, v in md.items() if k != "annotations" or kept}
+    return {**item, "metadata": new_md}
+
+
+def with_files(rl: ResourceList, results: list[Result]) -> list[Result]:
+    """Each result about an input object names the input it came from (as KRM mode names the file from kpt's
+    path annotation); a result about an object read from stdin or that no input holds names no file."""
+    where: dict[ResourceRef, FileRef] = {}
+    for item in rl.items:
+        origin = rl.origins.get(id(item))
+        if origin is not None and origin.is_file:
+            where.setdefault(ResourceRef.of(item), FileRef(origin.file, origin.index))
+    return [dataclasses.replace(r, file=where.get(r.resource_ref) if r.resource_ref is not None else None)
+            if r.resource_ref is not None or r.file is not None else r for r in results]

@@ -1,0 +1,89 @@
+"""The standalone mode through the command, as Argo CD's CMP and people run it (docs/standalone.md):
+``kubevirt-krm CONFIG.yaml FILE|DIR|-...``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import yaml
+
+from tests.conftest import assert_clean_failure, run_fn
+
+CATALOG = ("apiVersion: kubevirt-krm.dev/v1alpha1\nkind: InstancetypeCatalog\nmetadata:\n  name: c\n"
+           "  annotations:\n    config.kubernetes.io/local-config: \"true\"\nspec:\n  builtin: common-instancetypes\n"
+           "  include:\n    series: [u1]\n    sizes: [small]\n    preferences: [fedora]\n")
+RENDERER = ("apiVersion: kubevirt-krm.dev/v1alpha1\nkind: VirtualMachineRenderer\nmetadata:\n  name: r\n"
+            "  annotations:\n    config.kubernetes.io/local-config: \"true\"\nspec:\n  mode: revisions\n"
+            "  catalog:\n    builtin: none\n")
+VM = ("apiVersion: kubevirt.io/v1\nkind: VirtualMachine\nmetadata:\n  name: {name}\n  namespace: apps\nspec:\n"
+      "  instancetype:\n    name: u1.small\n    kind: VirtualMachineClusterInstancetype\n  preference:\n"
+      "    name: fedora\n    kind: VirtualMachineClusterPreference\n  template:\n    spec:\n      domain:\n"
+      "        devices: {{}}\n")
+
+
+def _app(tmp_path: Path) -> Path:
+    app = tmp_path / "app"
+    (app / "vms").mkdir(parents=True)
+    (app / "catalog.yaml").write_text(CATALOG)
+    (app / "prerender.yaml").write_text(RENDERER)
+    (app / "vms" / "a.yaml").write_text(VM.format(name="a") + "---\n" + VM.format(name="b"))
+    (app / "vms" / "kustomization.yaml").write_text("resources:\n- a.yaml\n")
+    return app
+
+
+def test_piped_runs_print_manifests_only(tmp_path: Path) -> None:
+    """``kubevirt-krm catalog.yaml vms | kubevirt-krm prerender.yaml -``: no kpt annotation leaks from the first
+    run into the second's output, the configs are not printed, the directory's kustomization.yaml is skipped."""
+    app = _app(tmp_path)
+    first = run_fn([str(app / "catalog.yaml"), str(app / "vms")])
+    assert first.returncode == 0, first.stderr
+    assert b"internal.config.kubernetes.io" not in first.stdout
+    second = run_fn([str(app / "prerender.yaml"), "-"], first.stdout)
+    assert second.returncode == 0, second.stderr
+    out = second.stdout.decode()
+    assert "config.kubernetes.io/" not in out and "kubevirt-krm.dev" not in out
+    kinds = sorted(d["kind"] for d in yaml.safe_load_all(out))
+    # one instancetype and one preference (cluster-wide and namespaced: the catalog's default scope), a
+    # revision of each for each of the two VMs
+    assert kinds == ["ControllerRevision"] * 4 + ["VirtualMachine"] * 2 + [
+        "VirtualMachineClusterInstancetype", "VirtualMachineClusterPreference", "VirtualMachineInstancetype",
+        "VirtualMachinePreference"]
+
+
+def test_a_directory_given_twice_is_one_line_naming_both_files(tmp_path: Path) -> None:
+    app = _app(tmp_path)
+    proc = run_fn([str(app / "catalog.yaml"), str(app / "vms"), str(app / "vms")])
+    assert_clean_failure(proc, f"{app / 'vms' / 'a.yaml'} line 1: VirtualMachine.kubevirt.io apps/a is already in "
+                               f"{app / 'vms' / 'a.yaml'} line 1")
+    assert proc.stdout == b"" and len(proc.stderr.decode().splitlines()) == 1
+
+
+def test_an_earlier_output_in_the_directory_is_refused(tmp_path: Path) -> None:
+    app = _app(tmp_path)
+    out = app / "vms" / "rendered.yaml"
+    assert run_fn([str(app / "prerender.yaml"), str(app / "vms"), str(app / "catalog.yaml"), "-o", str(out)]
+                  ).returncode == 1  # the renderer finds no types without the catalog's output: nothing written
+    assert not out.exists()
+    assert run_fn([str(app / "catalog.yaml"), str(app / "vms"), "-o", str(out)]).returncode == 0
+    proc = run_fn([str(app / "catalog.yaml"), str(app / "vms")])
+    assert_clean_failure(proc, f"{out} line 1: VirtualMachine.kubevirt.io apps/a is already in "
+                               f"{app / 'vms' / 'a.yaml'} line 1")
+
+
+def test_errors_name_the_file_and_its_line(tmp_path: Path) -> None:
+    app = _app(tmp_path)
+    (app / "vms" / "z.yaml").write_text(VM.format(name="c") + "  extra: [\n")
+    proc = run_fn([str(app / "catalog.yaml"), str(app / "vms")])
+    assert_clean_failure(proc, f"{app / 'vms' / 'z.yaml'}: malformed YAML")
+    assert "line 18" in proc.stderr.decode()
+
+
+def test_results_name_the_file_of_the_vm(tmp_path: Path) -> None:
+    app = _app(tmp_path)
+    (app / "vms" / "bad.yaml").write_text(VM.format(name="c").replace("u1.small", "u1.huge"))
+    generated = run_fn([str(app / "catalog.yaml"), str(app / "vms")])
+    assert generated.returncode == 0, generated.stderr
+    rendered = app / "all.yaml"
+    rendered.write_bytes(generated.stdout)
+    proc = run_fn([str(app / "prerender.yaml"), str(rendered)])
+    assert_clean_failure(proc, f"VirtualMachine apps/c ({rendered}) spec.instancetype")
