@@ -343,12 +343,14 @@ FIELD_CHECKS: Final[dict[tuple[type, str], Check]] = {
 
 def _catalog_source(cls: type, values: dict[str, Any]) -> list[tuple[str, str]]:
     """Settings of one catalog that exclude each other: checked with the others, not when the catalog is read."""
-    from krm_fn.render_spec import FallbackCatalogSpec
-
     builtin = values.get("builtin")
     if builtin is not None and values.get("path") is not None:
         return _one("set either builtin or path, not both")
-    if builtin == "none" and not issubclass(cls, FallbackCatalogSpec):
+    if builtin != "none":
+        return []
+    from krm_fn.render_spec import FallbackCatalogSpec  # not imported for a generator's config (start-up time)
+
+    if not issubclass(cls, FallbackCatalogSpec):
         return [(".builtin", "none is only for a VirtualMachineRenderer's spec.catalog (look types up nowhere); "
                              f"a generator needs a catalog (available: {', '.join(builtin_names())})")]
     return []

@@ -74,7 +74,16 @@ def risk_patterns(tokens: dict[str, tuple[str, str]]) -> tuple[re.Pattern[str], 
     return tuple(re.compile(prefix + r"[ \t]*+" + token, re.MULTILINE) for prefix in _PLACES)
 
 
-_RISK = risk_patterns(TOKENS)
+_RISK: tuple[re.Pattern[str], ...] = ()  # risk_patterns(TOKENS), compiled on first use: ~4 ms a run needs no list for
+
+
+def _risk_scans() -> tuple[re.Pattern[str], ...]:
+    global _RISK
+    if not _RISK:
+        _RISK = risk_patterns(TOKENS)
+    return _RISK
+
+
 # characters read differently by YAML 1.1 and 1.2 (line breaks), or rejected by libyaml
 _BAD_TEXT = re.compile(r"[\r\x85\u2028\u2029\ufeff\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x84\x86-\x9f\ud800-\udfff\ufffe\uffff]")
 _DEEP = (" " * 256, "- " * 64)  # nesting deep enough to matter for yaml-rs's stack (it is 1000 for the loader)
@@ -155,7 +164,7 @@ def _entry_offsets(region: str, base: int) -> list[int] | None:
 
 def _risky_entries(region: str, base: int, offsets: list[int]) -> set[int]:
     """Indexes of the entries with a tab or a :data:`_RISK` match."""
-    hits = [m.start() for pattern in _RISK for m in pattern.finditer(region)]
+    hits = [m.start() for pattern in _risk_scans() for m in pattern.finditer(region)]
     tab = region.find("\t")
     while tab >= 0:
         hits.append(tab)
