@@ -70,7 +70,7 @@ class Catalog(NamedTuple):
 
 def deep_merge(base: Obj, over: Obj) -> Obj:
     """A new mapping: ``over`` laid onto ``base``; mappings merge, anything else is replaced (copied)."""
-    out = {k: copy_tree(v) for k, v in base.items()}
+    out: Obj = copy_tree(base)
     for key, value in over.items():
         if isinstance(value, dict) and isinstance(out.get(key), dict):
             out[key] = deep_merge(out[key], value)
@@ -81,10 +81,10 @@ def deep_merge(base: Obj, over: Obj) -> Obj:
 
 def copy_tree(value: Any) -> Any:
     """Deep copy of JSON-like data (dicts, lists, scalars), far cheaper than ``copy.deepcopy``."""
-    if isinstance(value, dict):
-        return {k: copy_tree(v) for k, v in value.items()}
+    if isinstance(value, dict):  # leaves are taken as they are, without a call each (most values are leaves)
+        return {k: copy_tree(v) if isinstance(v, (dict, list)) else v for k, v in value.items()}
     if isinstance(value, list):
-        return [copy_tree(v) for v in value]
+        return [copy_tree(v) if isinstance(v, (dict, list)) else v for v in value]
     return value
 
 
