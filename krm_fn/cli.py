@@ -360,13 +360,13 @@ def _stream_mode(config_path: Path, inputs: list[str], validate: bool, stdin: by
 def _run_stream(config_text: str, base: Path | None, inputs: list[str], stdin: bytes, validate: bool,
                 output: Path | None = None) -> int:
     from krm_fn.errors import InputError
-    from krm_fn.io.loader import load_documents
+    from krm_fn.io.fastload import load_values
     from krm_fn.io.resourcelist import ResourceList, decode, document_texts, dump_stream, parse_stream
     from krm_fn.process import Options, encode, run_parsed
 
     stdout = _stdout() if output is None else None
     try:
-        docs = [d.value for d in load_documents(config_text) if d.value is not None]
+        docs = [value for value in load_values(config_text) if value is not None]
         if len(docs) != 1 or not isinstance(docs[0], dict):
             raise InputError(f"the config file must hold exactly one object, found {len(docs)} documents")
         text = _join_documents([decode(stdin)] if not inputs else [_read_input(p) for p in inputs])

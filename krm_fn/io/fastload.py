@@ -33,7 +33,7 @@ from collections.abc import Callable
 from typing import Any
 
 from krm_fn.errors import InputError
-from krm_fn.io.loader import Document, load_documents
+from krm_fn.io.document import Document
 
 # Where yaml-rs and the loader part ways, by class: (the characters a token can start with, the pattern).
 # A chunk where any of these could start a node goes to the loader. Each is a superset of its class
@@ -112,6 +112,8 @@ def load_resource_list(text: str) -> Document | None:
         from yaml_rs import loads
     except ImportError:  # pragma: no cover - yaml-rs is a dependency; without it every list takes the loader
         return None
+    from krm_fn.io.loader import load_documents
+
     try:
         skeleton = load_documents(text[:items_at] + "items: []\n" + text[end:])
     except InputError:
@@ -140,6 +142,47 @@ def load_resource_list(text: str) -> Document | None:
     root = skeleton[0].value
     root["items"] = items
     return Document(root, skeleton[0].start, len(text), 0, spans)
+
+
+def load_plain(text: str, scan: str | None = None) -> Any:
+    """The value of ``text``, one block mapping or sequence at column 0 (a config file, the emitter's read-back
+    batch), when yaml-rs provably reads it as the loader does; None when the lane does not apply (the loader
+    reads it then, and words any error). The conditions are the ones an entry of :func:`load_resource_list`
+    meets: the text ends with a line break, holds no character, nesting or :data:`TOKENS` risk that sends an
+    entry to the loader (``---``, ``...`` and ``%`` among them: one document), and only string keys.
+    ``scan``: the text the risk scan reads instead of ``text`` (``verify.check_emitted``: the same lines, the
+    content of the block scalars it wrote blanked)."""
+    if not text.endswith("\n") or text[:1] in _ENTRY_START - {"-"} or _bad_text(text):
+        return None
+    if any(deep in text for deep in _DEEP) or "\t" in text or "[" in text or "{" in text:
+        return None  # (flow collections: yaml-rs takes YAML 1.2's implicit pairs, "[a: b]", libyaml refuses some)
+    scanned = "\n" + (text if scan is None else scan)  # the first line starts after a line break too
+    if any(pattern.search(scanned) for pattern in _risk_scans()):
+        return None
+    try:
+        from yaml_rs import loads
+    except ImportError:  # pragma: no cover - yaml-rs is a dependency
+        return None
+    try:
+        value = loads(text, parse_datetime=False)
+    except Exception:  # noqa: BLE001 - any refusal (duplicate keys among them): the loader decides
+        return None
+    if type(value) is dict:
+        return value if _keys_are_strings(value) else None
+    if type(value) is list:
+        return value if _keys_are_strings({"": value}) else None
+    return None
+
+
+def load_values(text: str) -> list[Any]:
+    """The values of ``text``'s documents, as the loader reads them: one yaml-rs read where :func:`load_plain`
+    applies (a config file, without importing PyYAML), else the loader."""
+    value = load_plain(text)
+    if value is not None:
+        return [value]
+    from krm_fn.io.loader import load_documents
+
+    return [d.value for d in load_documents(text)]
 
 
 def _bad_text(region: str) -> bool:
@@ -204,6 +247,8 @@ def _keys_are_strings(value: dict[str, Any]) -> bool:
 
 def _exact_item(chunk: str) -> tuple[Any, tuple[int, int, int]] | None:
     """One entry through the loader, with its span relative to ``chunk``; None if it is not one entry."""
+    from krm_fn.io.loader import load_documents
+
     prefix = "items:\n"
     try:
         docs = load_documents(prefix + chunk, track="items")

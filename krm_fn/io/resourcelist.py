@@ -14,18 +14,20 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from krm_fn.errors import InputError
+from krm_fn.io.document import Document
 from krm_fn.io.emitter import Emitter
 from krm_fn.io.fastload import load_resource_list
 from krm_fn.io.inputs import keep_whole_lines, read_documents, read_stream, without_document_boms
-from krm_fn.io.loader import Document
-from krm_fn.io.patch import Spliced, plan, splice_checked
 from krm_fn.io.split import write_parts
 from krm_fn.io.verify import ReadBacks, check_emitted, has_directives, hazard
 from krm_fn.kube.api import ANN_ID, RESOURCE_LIST_API_VERSION, RESOURCE_LIST_KIND
 from krm_fn.kube.paths import Obj
+
+if TYPE_CHECKING:  # patch reads with PyYAML: imported when an item is changed (start-up time)
+    from krm_fn.io.patch import Spliced
 
 # between an entry's "-" and its first key: a space, then only comments on lines indented to the content
 _HEAD_GAP = re.compile(r" (?:[ \t]*#[^\n]*\n  )*")
@@ -104,7 +106,11 @@ class ResourceList:
         """A changed or generated item: its original's text with the edits spliced in where it has one (the
         read-backs that proves go to ``reads``), else freshly emitted."""
         original = self.original_of(item)
-        edits = plan(original, item) if type(original) is dict else None
+        if type(original) is not dict:  # generated, or no mapping before
+            return _fresh(e, item, as_entry)
+        from krm_fn.io.patch import plan, splice_checked  # reads with PyYAML (start-up time: not for new items)
+
+        edits = plan(original, item)
         span = self.source.get(id(original)) if edits is not None else None
         if span is None:
             return _fresh(e, item, as_entry)
