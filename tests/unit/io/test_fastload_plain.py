@@ -40,6 +40,14 @@ def agree(text: str) -> bool:
     return True
 
 
+def test_the_one_pattern_scan_finds_what_the_per_place_scans_find() -> None:
+    one, per_place = fastload.risk_pattern(fastload.TOKENS), fastload.risk_patterns(fastload.TOKENS)
+    texts = [PLACES[place].format(t=t) for place in PLACES for t in _tokens()] + SCALAR_DOCS + STRINGS
+    found = [bool(one.search(text)) for text in texts]
+    assert found == [any(p.search(text) for p in per_place) for text in texts]
+    assert 0 < sum(found) < len(found)
+
+
 def test_tokens_in_every_place() -> None:
     applied = [agree(PLACES[place].format(t=t) + "\n") for place in PLACES for t in _tokens()]
     assert sum(applied) > len(applied) // 3
