@@ -4,7 +4,6 @@ stream) never needs. :mod:`krm_fn.io.loader` re-exports these names."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
 from krm_fn.errors import InputError
@@ -21,13 +20,20 @@ class YAMLSyntaxError(InputError):
         self.index = index
 
 
-@dataclass(slots=True)
 class Document:
-    """One YAML document: its value, and the source spans of the children we were asked to track."""
+    """One YAML document: its value, and the source spans of the children we were asked to track. (A plain
+    class: a dataclass costs ten times as much to define, at the start-up of every run.)"""
 
-    value: Any
-    start: int  # source span of the root node (index, end index, column)
-    end: int
-    column: int
-    # id(child) -> (start, end, column) for tracked children (the items of a ResourceList)
-    spans: dict[int, tuple[int, int, int]] = field(default_factory=dict)
+    __slots__ = ("value", "start", "end", "column", "spans")
+
+    def __init__(self, value: Any, start: int, end: int, column: int,
+                 spans: dict[int, tuple[int, int, int]] | None = None) -> None:
+        self.value = value
+        self.start = start  # source span of the root node (index, end index, column)
+        self.end = end
+        self.column = column
+        # id(child) -> (start, end, column) for tracked children (the items of a ResourceList)
+        self.spans: dict[int, tuple[int, int, int]] = {} if spans is None else spans
+
+    def __repr__(self) -> str:
+        return f"Document({self.value!r}, {self.start}, {self.end}, {self.column}, {self.spans!r})"

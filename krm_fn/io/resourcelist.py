@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from krm_fn.errors import InputError
 from krm_fn.io.document import Document
@@ -33,8 +33,7 @@ if TYPE_CHECKING:  # patch reads with PyYAML: imported when an item is changed (
 _HEAD_GAP = re.compile(r" (?:[ \t]*#[^\n]*\n  )*")
 
 
-@dataclass(frozen=True, slots=True)
-class Prewritten:
+class Prewritten(NamedTuple):
     """An output item already written as its ``- `` entry (by the process that rendered it, krm_fn/process.py)."""
 
     text: str
