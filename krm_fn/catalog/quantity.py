@@ -17,18 +17,21 @@ _RE = re.compile(r"([0-9]{1,30}(?:\.[0-9]{1,30})?)(Ki|Mi|Gi|Ti|Pi|Ei|k|M|G|T|P|E
 
 
 def parse(text: str) -> int | Fraction | None:
-    """Bytes, exact (an int for a whole number, else a fraction), or ``None`` when ``text`` is not a
+    """Bytes, exact (an int for a whole number of bytes, else a fraction), or ``None`` when ``text`` is not a
     (non-negative, memory-style) quantity."""
     m = _RE.fullmatch(text)
     if not m:
         return None
     number, suffix = m.groups()
     factor = _BINARY.get(suffix or "") or _DECIMAL.get(suffix or "") or 1
-    if "." not in number:
-        return int(number) * factor
-    from fractions import Fraction  # only for a decimal point: importing it costs ~2 ms of start-up
+    whole, _, decimals = number.partition(".")
+    scaled = int(whole + decimals) * factor
+    divisor: int = 10 ** len(decimals)
+    if scaled % divisor == 0:  # a whole number of bytes (1.5Gi too)
+        return scaled // divisor
+    from fractions import Fraction  # only for a part of a byte: importing it costs ~2 ms of start-up
 
-    return Fraction(number) * factor
+    return Fraction(scaled, divisor)
 
 
 def bytes_of(text: str) -> int | Fraction:
