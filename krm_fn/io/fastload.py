@@ -174,8 +174,11 @@ def load_plain(text: str, scan: str | None = None) -> Any:
     content of the block scalars it wrote blanked)."""
     if not text.endswith("\n") or text[:1] in _ENTRY_START - {"-"} or _bad_text(text):
         return None
-    if any(deep in text for deep in _DEEP) or "\t" in text or "[" in text or "{" in text:
-        return None  # (flow collections: yaml-rs takes YAML 1.2's implicit pairs, "[a: b]", libyaml refuses some)
+    if any(deep in text for deep in _DEEP) or "\t" in text:
+        return None
+    flow = text.replace("[]", "").replace("{}", "")  # empty ones (kpt's "items: []") read alike
+    if "[" in flow or "{" in flow:
+        return None  # flow collections: yaml-rs takes YAML 1.2's implicit pairs ("[a: b]"), libyaml refuses some
     if _risk_any().search("\n" + (text if scan is None else scan)):  # the first line starts after a break too
         return None
     try:

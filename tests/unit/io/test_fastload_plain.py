@@ -75,7 +75,7 @@ def test_every_risk_class_steps_aside(name: str) -> None:
 
 
 @pytest.mark.parametrize("text", [
-    "k: [a, +:]\n", "k: {a: [b]}\n", "kind: X", "kind: X\r\n", "# c\nkind: X\n", "---\nkind: X\n", "kind: X\n...\n", "%YAML 1.1\n---\nk: v\n",
+    "k: [a, +:]\n", "k: {a: [b]}\n", "k: [ ]\n", "k: [[]]\n", "kind: X", "kind: X\r\n", "# c\nkind: X\n", "---\nkind: X\n", "kind: X\n...\n", "%YAML 1.1\n---\nk: v\n",
     "k: 1\nk: 2\n", "1: a\n", "k: {1: a}\n", "k:\tv\n", "\ufeffk: v\n", "just a scalar\n", "", "\n",
 ])
 def test_other_texts_are_left_to_the_loader(text: str) -> None:
@@ -109,6 +109,31 @@ def test_a_generator_config_takes_the_lane() -> None:
               "  builtin: common-instancetypes\n  version: main\n  include:\n    series:\n    - u1\n    - 'cx*'\n")
     assert agree(config)
     assert fastload.load_plain(config.replace("series:\n    - u1\n    - 'cx*'", "series: [u1, 'cx*']")) is None
+
+
+@pytest.mark.parametrize("text", ["k: []\n", "k: {}\n", "k: []y\n", "k: {}x\n", "k: [] # c\n", "k: a[]b\n",
+                                  "k: '[]'\n", "k:\n- []\n- {}\n", "[]: x\n", "k: []\nj: {}\n", "k: [], j\n"])
+def test_empty_flow_collections(text: str) -> None:
+    agree(text)
+
+
+def test_a_generator_resource_list_takes_the_lane(monkeypatch: pytest.MonkeyPatch) -> None:
+    from krm_fn.io.resourcelist import parse_resource_list
+
+    text = ("apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems: []\nfunctionConfig:\n"
+            "  apiVersion: kubevirt-krm.dev/v1alpha1\n  kind: InstancetypeCatalog\n  metadata:\n    name: c\n")
+    assert agree(text)
+    want = parse_resource_list(text, fast=False)
+
+    def refuse(text: str, **_: Any) -> Any:
+        raise AssertionError("the loader was asked")
+
+    monkeypatch.setattr("krm_fn.io.loader.load_documents", refuse)
+    got = parse_resource_list(text)
+    assert (got.items, got.function_config, got.results, got.api_version, got.extra) == \
+        (want.items, want.function_config, want.results, want.api_version, want.extra)
+    with pytest.raises(AssertionError, match="loader"):  # items: the entry lane or the loader, for their spans
+        parse_resource_list(text.replace("items: []\n", "items: [{kind: A}]\n"))
 
 
 def test_no_text_is_no_documents() -> None:
