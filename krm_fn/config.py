@@ -20,8 +20,7 @@ import re
 import types
 import typing
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any, Final, Literal, Union
+from typing import Any, Final, Literal, NamedTuple, Union
 
 from krm_fn.catalog.spec import CatalogSpec, builtin_names, parameter_problem, path_problem
 from krm_fn.kubevirt.cluster import ClusterConfig
@@ -32,8 +31,9 @@ from krm_fn.kube.paths import Obj
 
 Problems = list[tuple[str, str]]
 
-@dataclass(frozen=True, slots=True)
-class Config:
+class Config(NamedTuple):
+    """A loaded functionConfig (a named tuple: cheaper to define than a dataclass, start-up time)."""
+
     kind: Literal["InstancetypeCatalog", "VirtualMachineRenderer"]
     spec: Any  # CatalogSpec | RendererSpec
     source: Obj | None  # the functionConfig object as given (None when absent)
@@ -344,12 +344,14 @@ FIELD_CHECKS: Final[dict[tuple[type, str], Check]] = {
 
 def _catalog_source(cls: type, values: dict[str, Any]) -> list[tuple[str, str]]:
     """Settings of one catalog that exclude each other: checked with the others, not when the catalog is read."""
-    from krm_fn.render_spec import FallbackCatalogSpec
-
     builtin = values.get("builtin")
     if builtin is not None and values.get("path") is not None:
         return _one("set either builtin or path, not both")
-    if builtin == "none" and not issubclass(cls, FallbackCatalogSpec):
+    if builtin != "none":
+        return []
+    from krm_fn.render_spec import FallbackCatalogSpec  # not imported for a generator's config (start-up time)
+
+    if not issubclass(cls, FallbackCatalogSpec):
         return [(".builtin", "none is only for a VirtualMachineRenderer's spec.catalog (look types up nowhere); "
                              f"a generator needs a catalog (available: {', '.join(builtin_names())})")]
     return []

@@ -12,8 +12,7 @@ A release is in the table only when both are known from its source (shared/refer
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Final, Literal
+from typing import Final, Literal, NamedTuple
 
 from krm_fn.errors import FnError
 
@@ -21,8 +20,7 @@ from krm_fn.errors import FnError
 KubevirtVersion = Literal["v1.9", "v1.10"]
 
 
-@dataclass(frozen=True, slots=True)
-class Release:
+class Release(NamedTuple):
     object_version: str
     builtins: Mapping[str, str]
 

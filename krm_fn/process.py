@@ -10,9 +10,8 @@ from __future__ import annotations
 import dataclasses
 import posixpath
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from krm_fn.catalog.errors import CatalogError, keypath
 from krm_fn.config import Config, load
@@ -29,9 +28,9 @@ if TYPE_CHECKING:  # imported lazily at run time (start-up time)
     from krm_fn.render import ItemOutcome, Rendering
 
 
-@dataclass(slots=True)
-class Options:
-    """Decided at the edge (cli.py) and passed down."""
+class Options(NamedTuple):
+    """Decided at the edge (cli.py) and passed down (named tuples here: a dataclass costs ten times as much to
+    define, and a generator run is mostly start-up)."""
 
     base_dir: Path | None = None          # the root: relative catalog paths are resolved in it and stay inside it
     kpt: bool = False                     # KRM mode: kpt's package-path annotation may name the package (a Kptfile)
@@ -41,11 +40,10 @@ class Options:
     fast_yaml: bool = True                # the yaml-rs lane (off under an address-space cap: see cli.py)
 
 
-@dataclass(slots=True)
-class Output:
+class Output(NamedTuple):
     data: bytes
-    results: list[Result] = field(default_factory=list)
-    exit_code: int = 0
+    results: list[Result]
+    exit_code: int
 
 
 def process(data: bytes, options: Options | None = None) -> Output:
@@ -295,7 +293,7 @@ def _with_package_dir(options: Options, fn_config: Obj | None) -> Options:
     try:
         given = Path(package)
         if given.is_absolute() and options.kpt and (given / "Kptfile").is_file():
-            return dataclasses.replace(options, base_dir=given.resolve())
+            return options._replace(base_dir=given.resolve())
         if root is None:
             raise refuse("cannot be used: no package root is known for this run")
         base = root.resolve()
@@ -309,7 +307,7 @@ def _with_package_dir(options: Options, fn_config: Obj | None) -> Options:
                      f"only kpt's own package path (a directory with a Kptfile) may name another directory")
     if not is_dir:
         raise refuse("is not a directory")
-    return dataclasses.replace(options, base_dir=target)
+    return options._replace(base_dir=target)
 
 
 def _config_result(fn_config: Obj | None, path: str, message: str) -> Result:

@@ -19,7 +19,6 @@ following what kustomize and kpt do with the same files (docs/standalone.md):
 
 from __future__ import annotations
 
-import dataclasses
 from pathlib import PurePath
 from typing import Any
 
@@ -110,5 +109,5 @@ def with_files(rl: ResourceList, results: list[Result]) -> list[Result]:
         origin = rl.origins.get(id(item))
         if origin is not None and origin.is_file:
             where.setdefault(ResourceRef.of(item), FileRef(origin.file, origin.index))
-    return [dataclasses.replace(r, file=where.get(r.resource_ref) if r.resource_ref is not None else None)
+    return [r._replace(file=where.get(r.resource_ref) if r.resource_ref is not None else None)
             if r.resource_ref is not None or r.file is not None else r for r in results]

@@ -6,7 +6,6 @@ exactly one problem, so one mistake gives one error and never a cascade.
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Collection
 from typing import Any
@@ -173,6 +172,8 @@ def suggest(word: Any, known: Collection[str]) -> str:
     """``; did you mean 'memory'?`` when a close match exists, else the list of known keys."""
     if not isinstance(word, str):
         return ""
+    import difflib  # only for a message (start-up time)
+
     close = difflib.get_close_matches(word, list(known), n=1, cutoff=0.6)
     if close:
         return f"; did you mean {shown(close[0])}?"

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from krm_fn.catalog import quantity
 from krm_fn.catalog.check import Checker, is_dns_subdomain, suggest
@@ -26,8 +25,7 @@ SPEC_KEYS = ("annotations", "cpu", "gpus", "hostDevices", "ioThreads", "ioThread
 _VARIANT = re.compile(r"[a-z0-9]+")  # used with fullmatch
 
 
-@dataclass(frozen=True, slots=True)
-class LadderSize:
+class LadderSize(NamedTuple):
     cpu: int
     memory: str
 

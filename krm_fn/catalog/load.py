@@ -11,7 +11,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from krm_fn.catalog import versions as catalog_versions
-from krm_fn.catalog import yamlsrc
+from krm_fn.catalog import precomputed
 from krm_fn.catalog.check import Checker
 from krm_fn.catalog.errors import CatalogError
 from krm_fn.catalog.instancetypes import build_series, check_ladder
@@ -39,9 +39,9 @@ def load_builtin(name: str = DEFAULT_BUILTIN, parameters: Mapping[str, str] | No
     if name not in builtin_names():
         raise CatalogError([("", ("spec", "builtin"), f"unknown builtin catalog {shown(name)} "
                                                       f"(available: {', '.join(builtin_names())})")])
-    path = BUILTIN_DIR / f"{name}.yaml"
-    return load_text(path.read_text(encoding="utf-8"), f"catalog/{name}.yaml", name, parameters, version,
-                     default_builtin_version(name, kubevirt_version))
+    text = (BUILTIN_DIR / f"{name}.yaml").read_text(encoding="utf-8")
+    return load_text(text, f"catalog/{name}.yaml", name, parameters, version,
+                     default_builtin_version(name, kubevirt_version), precomputed.load(name, text))
 
 
 def load_file(path: Path, parameters: Mapping[str, str] | None = None, source: str | None = None,
@@ -109,10 +109,16 @@ def parse_parameters(items: tuple[str, ...]) -> dict[str, str]:
 
 
 def load_text(text: str, source: str, default_name: str, parameters: Mapping[str, str] | None = None,
-              version: str | None = None, default_version: str | None = None) -> Catalog:
+              version: str | None = None, default_version: str | None = None,
+              parsed: tuple[Any, list[tuple[FieldPath, str]]] | None = None) -> Catalog:
     """``version``: one of the catalog's ``versions``, or (a catalog without them) the version label value;
-    ``default_version``: the version to generate when none is asked for, if the catalog has it."""
-    data, parse_problems = yamlsrc.load(text)
+    ``default_version``: the version to generate when none is asked for, if the catalog has it; ``parsed``:
+    what ``yamlsrc.load(text)`` returns, when it is known already (:mod:`krm_fn.catalog.precomputed`)."""
+    if parsed is None:
+        from krm_fn.catalog import yamlsrc  # PyYAML's constructor: not needed for a builtin (start-up time)
+
+        parsed = yamlsrc.load(text)
+    data, parse_problems = parsed
     if parse_problems:
         raise CatalogError([(source, path, message) for path, message in parse_problems])
     c = Checker()

@@ -8,8 +8,7 @@ label is derived from the result.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from krm_fn.catalog.check import Checker, is_dns_subdomain, suggest
 from krm_fn.catalog.labels import own_labels, preference_labels
@@ -29,15 +28,23 @@ _SHORTHAND_ANNOTATIONS = {api.ANN_OPENSHIFT_DISPLAY_NAME: "displayName", api.ANN
                           api.ANN_TAGS: "tags"}
 
 
-@dataclass(slots=True)
 class Fragment:
-    spec: Obj = field(default_factory=dict)
-    labels: dict[str, str] = field(default_factory=dict)
-    annotations: dict[str, str] = field(default_factory=dict)
-    tags: list[str] = field(default_factory=list)
-    display_name: str | None = None
-    icon: str | None = None
-    components: list[str] = field(default_factory=list)
+    """What one preference or component contributes (a plain class: a dataclass costs ten times as much to
+    define, and the generator is a short-lived process)."""
+
+    __slots__ = ("spec", "labels", "annotations", "tags", "display_name", "icon", "components")
+
+    def __init__(self, spec: Obj | None = None, labels: dict[str, str] | None = None,
+                 annotations: dict[str, str] | None = None, tags: list[str] | None = None,
+                 display_name: str | None = None, icon: str | None = None,
+                 components: list[str] | None = None) -> None:
+        self.spec: Obj = {} if spec is None else spec
+        self.labels: dict[str, str] = {} if labels is None else labels
+        self.annotations: dict[str, str] = {} if annotations is None else annotations
+        self.tags: list[str] = [] if tags is None else tags
+        self.display_name = display_name
+        self.icon = icon
+        self.components: list[str] = [] if components is None else components
 
     def then(self, over: Fragment) -> Fragment:
         return Fragment(
@@ -47,8 +54,7 @@ class Fragment:
             over.icon if over.icon is not None else self.icon, _union(self.components, over.components))
 
 
-@dataclass(frozen=True, slots=True)
-class _Body:
+class _Body(NamedTuple):
     own: Fragment
     use: list[tuple[str, FieldPath]]     # (component, path of the reference)
     base: tuple[str, FieldPath] | None   # from: (preference, path)

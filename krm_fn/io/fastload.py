@@ -33,7 +33,7 @@ from collections.abc import Callable
 from typing import Any
 
 from krm_fn.errors import InputError
-from krm_fn.io.loader import Document, load_documents
+from krm_fn.io.document import Document
 
 # Where yaml-rs and the loader part ways, by class: (the characters a token can start with, the pattern).
 # A chunk where any of these could start a node goes to the loader. Each is a superset of its class
@@ -69,12 +69,41 @@ def risk_patterns(tokens: dict[str, tuple[str, str]]) -> tuple[re.Pattern[str], 
     """The scans for ``tokens`` at every place a node can start. A lookahead for the tokens' first
     characters comes first: most nodes start with a letter, and one class test is cheaper than trying
     every alternative (it halves the scan)."""
-    first = "".join(sorted({c for chars, _ in tokens.values() for c in chars}))
-    token = f"(?=[{re.escape(first)}])(?:" + "|".join(pattern for _, pattern in tokens.values()) + ")"
+    token = _token_pattern(tokens)
     return tuple(re.compile(prefix + r"[ \t]*+" + token, re.MULTILINE) for prefix in _PLACES)
 
 
-_RISK = risk_patterns(TOKENS)
+def risk_pattern(tokens: dict[str, tuple[str, str]]) -> re.Pattern[str]:
+    """The same scans as one pattern, for whether a short text has any risk (:func:`load_plain`): ten times
+    slower a character than :func:`risk_patterns`, but compiled in a tenth of the time (~0.5 ms, where a
+    start-up pays for the compiling)."""
+    return re.compile("(?:" + "|".join(_PLACES) + r")[ \t]*+" + _token_pattern(tokens), re.MULTILINE)
+
+
+def _token_pattern(tokens: dict[str, tuple[str, str]]) -> str:
+    first = "".join(sorted({c for chars, _ in tokens.values() for c in chars}))
+    return f"(?=[{re.escape(first)}])(?:" + "|".join(pattern for _, pattern in tokens.values()) + ")"
+
+
+# compiled on first use (start-up time: a run that reads no list needs neither)
+_RISK: tuple[re.Pattern[str], ...] = ()  # risk_patterns(TOKENS)
+_RISK_ANY: re.Pattern[str] | None = None  # risk_pattern(TOKENS)
+
+
+def _risk_scans() -> tuple[re.Pattern[str], ...]:
+    global _RISK
+    if not _RISK:
+        _RISK = risk_patterns(TOKENS)
+    return _RISK
+
+
+def _risk_any() -> re.Pattern[str]:
+    global _RISK_ANY
+    if _RISK_ANY is None:
+        _RISK_ANY = risk_pattern(TOKENS)
+    return _RISK_ANY
+
+
 # characters read differently by YAML 1.1 and 1.2 (line breaks), or rejected by libyaml
 _BAD_TEXT = re.compile(r"[\r\x85\u2028\u2029\ufeff\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x84\x86-\x9f\ud800-\udfff\ufffe\uffff]")
 _DEEP = (" " * 256, "- " * 64)  # nesting deep enough to matter for yaml-rs's stack (it is 1000 for the loader)
@@ -103,6 +132,8 @@ def load_resource_list(text: str) -> Document | None:
         from yaml_rs import loads
     except ImportError:  # pragma: no cover - yaml-rs is a dependency; without it every list takes the loader
         return None
+    from krm_fn.io.loader import load_documents
+
     try:
         skeleton = load_documents(text[:items_at] + "items: []\n" + text[end:])
     except InputError:
@@ -156,6 +187,8 @@ def load_stream(text: str) -> list[Document] | None:
         from yaml_rs import loads
     except ImportError:  # pragma: no cover - yaml-rs is a dependency; without it every stream takes the loader
         return None
+    from krm_fn.io.loader import load_documents
+
     # separators seen by the scans as "- " lines: nothing starts a node there, and an empty block scalar right
     # before one is found as it is before the next entry of a ResourceList
     # (and a line break before the first: a line's first key is a place a node starts)
@@ -202,6 +235,49 @@ def _fast_document(loads: Callable[..., Any], chunk: str) -> Any:
     return value if type(value) is dict and _keys_are_strings(value) else None
 
 
+def load_plain(text: str, scan: str | None = None) -> Any:
+    """The value of ``text``, one block mapping or sequence at column 0 (a config file, the emitter's read-back
+    batch), when yaml-rs provably reads it as the loader does; None when the lane does not apply (the loader
+    reads it then, and words any error). The conditions are the ones an entry of :func:`load_resource_list`
+    meets: the text ends with a line break, holds no character, nesting or :data:`TOKENS` risk that sends an
+    entry to the loader (``---``, ``...`` and ``%`` among them: one document), and only string keys.
+    ``scan``: the text the risk scan reads instead of ``text`` (``verify.check_emitted``: the same lines, the
+    content of the block scalars it wrote blanked)."""
+    if not text.endswith("\n") or text[:1] in _ENTRY_START - {"-"} or _bad_text(text):
+        return None
+    if any(deep in text for deep in _DEEP) or "\t" in text:
+        return None
+    flow = text.replace("[]", "").replace("{}", "")  # empty ones (kpt's "items: []") read alike
+    if "[" in flow or "{" in flow:
+        return None  # flow collections: yaml-rs takes YAML 1.2's implicit pairs ("[a: b]"), libyaml refuses some
+    if _risk_any().search("\n" + (text if scan is None else scan)):  # the first line starts after a break too
+        return None
+    try:
+        from yaml_rs import loads
+    except ImportError:  # pragma: no cover - yaml-rs is a dependency
+        return None
+    try:
+        value = loads(text, parse_datetime=False)
+    except Exception:  # noqa: BLE001 - any refusal (duplicate keys among them): the loader decides
+        return None
+    if type(value) is dict:
+        return value if _keys_are_strings(value) else None
+    if type(value) is list:
+        return value if _keys_are_strings({"": value}) else None
+    return None
+
+
+def load_values(text: str) -> list[Any]:
+    """The values of ``text``'s documents, as the loader reads them: one yaml-rs read where :func:`load_plain`
+    applies (a config file, without importing PyYAML), else the loader."""
+    value = load_plain(text)
+    if value is not None:
+        return [value]
+    from krm_fn.io.loader import load_documents
+
+    return [d.value for d in load_documents(text)]
+
+
 def _bad_text(region: str) -> bool:
     if region.isascii():  # the common case: bytes.translate is ten times faster than the regex
         return bool(region.encode("ascii").translate(None, _PRINTABLE_ASCII))
@@ -226,7 +302,7 @@ def _risky_entries(region: str, base: int, offsets: list[int]) -> set[int]:
     """Indexes of the entries (or documents) with a tab or a :data:`_RISK` match. A match is counted where its
     token is (its last character): one found from the line break that ends a document's ``---`` line is the
     next document's first key."""
-    hits = [m.end() - 1 for pattern in _RISK for m in pattern.finditer(region)]
+    hits = [m.end() - 1 for pattern in _risk_scans() for m in pattern.finditer(region)]
     tab = region.find("\t")
     while tab >= 0:
         hits.append(tab)
@@ -266,6 +342,8 @@ def _keys_are_strings(value: dict[str, Any]) -> bool:
 
 def _exact_item(chunk: str) -> tuple[Any, tuple[int, int, int]] | None:
     """One entry through the loader, with its span relative to ``chunk``; None if it is not one entry."""
+    from krm_fn.io.loader import load_documents
+
     prefix = "items:\n"
     try:
         docs = load_documents(prefix + chunk, track="items")

@@ -28,8 +28,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from krm_fn.errors import InputError
-from krm_fn.io.fastload import load_stream
-from krm_fn.io.loader import MAX_DEPTH, Document, YAMLSyntaxError, load_documents
+from krm_fn.io.document import MAX_DEPTH, Document, YAMLSyntaxError
 from krm_fn.io.scalars import resolve_plain
 from krm_fn.kube.paths import FieldPath, dotted
 
@@ -105,6 +104,8 @@ def keep_whole_lines(text: str, docs: list[Document], track: str | None = None) 
     its span, so it is written fresh."""
     if text.endswith("\n") or not docs or not text.strip():
         return docs
+    from krm_fn.io.loader import load_documents  # PyYAML: only for YAML (start-up time)
+
     try:
         again = load_documents(text + "\n", track=track)
     except InputError:  # pragma: no cover - a line break at the end cannot make YAML malformed
@@ -142,6 +143,11 @@ def read_documents(text: str, track: str | None = None, fast: bool = False) -> t
     """The documents of ``text`` and whether it was JSON (JSON documents carry no source spans). ``fast``: a
     YAML stream may take the yaml-rs lane (:func:`krm_fn.io.fastload.load_stream`); its empty documents (no
     value) are left out."""
+    if not text:  # no documents (a generator's empty stdin): no YAML reader needed
+        return [], False
+    from krm_fn.io.fastload import load_stream
+    from krm_fn.io.loader import load_documents  # PyYAML (start-up time)
+
     start = _LEADING_BLANKS.match(text)
     if start is None or text[start.end():start.end() + 1] != "{":
         if fast and track is None and text.endswith("\n"):
@@ -198,6 +204,8 @@ def loads_json(text: str) -> Any:
     if too_big:
         raise InputError(f"malformed JSON: number {too_big[0][:40]} is beyond the range of a float64")
     if duplicates:
+        from krm_fn.io.loader import load_documents
+
         try:  # the YAML loader reads JSON too, and says where the duplicate is
             load_documents(text)
         except InputError as exc:

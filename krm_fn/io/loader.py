@@ -8,6 +8,9 @@ item's source span, so items we do not change are written back exactly as they c
 
 Safety: only the standard YAML tags are accepted; anything else (``!!python/object``, custom ``!tags``) is
 an error and is never constructed. Duplicate mapping keys are errors.
+
+The values it returns (:class:`Document`) and its limits live in :mod:`krm_fn.io.document`, importable
+without PyYAML.
 """
 
 from __future__ import annotations
@@ -15,13 +18,13 @@ from __future__ import annotations
 import base64
 import math
 import struct
-from dataclasses import dataclass, field
 from typing import Any
 
 import yaml
 from yaml import events as ev
 
 from krm_fn.errors import InputError
+from krm_fn.io.document import MAX_ALIAS_NODES, MAX_DEPTH, Document, YAMLSyntaxError
 from krm_fn.kube.paths import copy_json
 from krm_fn.io.scalars import _NUMERIC_START, SPECIAL_PLAIN, resolve_plain
 
@@ -30,9 +33,6 @@ try:  # libyaml's C parser; the pure-Python parser is a slow but equivalent fall
 except ImportError:  # pragma: no cover - depends on the PyYAML build
     from yaml import SafeLoader as _Parser  # type: ignore[assignment]
 
-MAX_DEPTH = 1000
-MAX_ALIAS_NODES = 1_000_000
-
 _STR = "tag:yaml.org,2002:str"
 _TAGS_SCALAR = {
     "tag:yaml.org,2002:str", "tag:yaml.org,2002:int", "tag:yaml.org,2002:float", "tag:yaml.org,2002:bool",
@@ -40,26 +40,6 @@ _TAGS_SCALAR = {
 }
 _TAG_MAP = "tag:yaml.org,2002:map"
 _TAG_SEQ = "tag:yaml.org,2002:seq"
-
-
-class YAMLSyntaxError(InputError):
-    """The text is not YAML; ``index``: where the parser stopped (a reader trying JSON first compares it)."""
-
-    def __init__(self, message: str, index: int) -> None:
-        super().__init__(message)
-        self.index = index
-
-
-@dataclass(slots=True)
-class Document:
-    """One YAML document: its value, and the source spans of the children we were asked to track."""
-
-    value: Any
-    start: int  # source span of the root node (index, end index, column)
-    end: int
-    column: int
-    # id(child) -> (start, end, column) for tracked children (the items of a ResourceList)
-    spans: dict[int, tuple[int, int, int]] = field(default_factory=dict)
 
 
 class _EventParser(_Parser):  # type: ignore[misc,unused-ignore]

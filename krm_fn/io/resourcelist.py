@@ -15,25 +15,27 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from krm_fn.errors import InputError
+from krm_fn.io.document import Document
 from krm_fn.io.emitter import Emitter
-from krm_fn.io.fastload import load_resource_list
+from krm_fn.io.fastload import load_plain, load_resource_list
 from krm_fn.io.inputs import Joined, Source, keep_whole_lines, read_documents, read_stream, without_document_boms
-from krm_fn.io.loader import Document
 from krm_fn.io.patch import Spliced, plan, splice_checked
 from krm_fn.io.split import write_parts
 from krm_fn.io.verify import ReadBacks, check_emitted, has_directives, hazard
 from krm_fn.kube.api import ANN_ID, RESOURCE_LIST_API_VERSION, RESOURCE_LIST_KIND
 from krm_fn.kube.paths import Obj
 
+if TYPE_CHECKING:  # patch reads with PyYAML: imported when an item is changed (start-up time)
+    from krm_fn.io.patch import Spliced
+
 # between an entry's "-" and its first key: a space, then only comments on lines indented to the content
 _HEAD_GAP = re.compile(r" (?:[ \t]*#[^\n]*\n  )*")
 
 
-@dataclass(frozen=True, slots=True)
-class Prewritten:
+class Prewritten(NamedTuple):
     """An output item already written as its ``- `` entry (by the process that rendered it, krm_fn/process.py)."""
 
     text: str
@@ -124,7 +126,11 @@ class ResourceList:
         """A changed or generated item: its original's text with the edits spliced in where it has one (the
         read-backs that proves go to ``reads``), else freshly emitted."""
         original = self.original_of(item)
-        edits = plan(original, item) if type(original) is dict else None
+        if type(original) is not dict:  # generated, or no mapping before
+            return _fresh(e, item, as_entry)
+        from krm_fn.io.patch import plan, splice_checked  # reads with PyYAML (start-up time: not for new items)
+
+        edits = plan(original, item)
         span = self.source.get(id(original)) if edits is not None else None
         if span is None:
             return _fresh(e, item, as_entry)
@@ -216,7 +222,7 @@ def parse_resource_list(text: str, fast: bool = True) -> ResourceList:
     """Parse a ResourceList (any apiVersion of kind ResourceList; missing items = []). ``fast``: let
     :mod:`krm_fn.io.fastload` read what it can (off where memory is capped: see cli.py)."""
     text = without_document_boms(text)
-    lane = load_resource_list(text) if fast else None
+    lane = (load_resource_list(text) or _without_items(text)) if fast else None
     docs, from_json = ([lane], False) if lane is not None else read_documents(text, track="items")
     keep_source = not from_json  # JSON items are written fresh
     docs = keep_whole_lines(text, docs, "items") if keep_source else docs
@@ -227,6 +233,21 @@ def parse_resource_list(text: str, fast: bool = True) -> ResourceList:
         raise InputError(f"expected one ResourceList document, got {len(docs)} documents")
     root = docs[0].value
     return _resource_list_from(root, text, docs[0] if keep_source else None)
+
+
+def _without_items(text: str) -> Document | None:
+    """A short ResourceList without items (kpt's input to a generator: ``items: []``) read by the yaml-rs lane
+    (:func:`krm_fn.io.fastload.load_plain`): start-up without PyYAML. Items have source spans to keep: those
+    are the entry lane's or the loader's."""
+    if len(text) > _PLAIN_MAX:
+        return None
+    value = load_plain(text)
+    if type(value) is not dict or value.get("items", []) != []:
+        return None
+    return Document(value, 0, len(text), 0)
+
+
+_PLAIN_MAX = 1 << 16  # load_plain's scan is slow per character: for short texts only
 
 
 def is_resource_list(value: Any) -> bool:

@@ -29,3 +29,16 @@ def test_canonical_bytes() -> None:
     assert canonical(Fraction(1023), binary=True) == "1023"
     with pytest.raises(ValueError):
         canonical(Fraction(1, 2), binary=True)
+
+
+@pytest.mark.parametrize("number", ["0", "1", "007", "1.5", "0.25", "2.0", "0.001", "9" * 30, "1." + "5" * 30])
+@pytest.mark.parametrize("suffix", ["", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei", "k", "M", "G", "T", "P", "E"])
+def test_parse_is_the_exact_fraction(number: str, suffix: str) -> None:
+    """Whole numbers of bytes are ints (no fractions import at start-up): the same exact value either way."""
+    factors = {"": 1, "Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40, "Pi": 2**50, "Ei": 2**60,
+               "k": 10**3, "M": 10**6, "G": 10**9, "T": 10**12, "P": 10**15, "E": 10**18}
+    got = parse(number + suffix)
+    assert got == Fraction(number) * factors[suffix]
+    assert type(got) is (int if Fraction(got).denominator == 1 else Fraction)
+    if got is not None and got.denominator == 1:
+        assert canonical(got, binary="i" in suffix) == canonical(Fraction(got), binary="i" in suffix)
