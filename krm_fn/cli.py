@@ -360,6 +360,7 @@ def _stream_mode(config_path: Path, inputs: list[str], validate: bool, stdin: by
 def _run_stream(config_text: str, base: Path | None, inputs: list[str], stdin: bytes, validate: bool,
                 output: Path | None = None) -> int:
     from krm_fn.errors import InputError
+    from krm_fn.fleet import legacy_plugin_warning
     from krm_fn.io.loader import load_documents
     from krm_fn.io.resourcelist import ResourceList, decode, document_texts, dump_stream, parse_stream
     from krm_fn.process import Options, encode, run_parsed
@@ -380,6 +381,8 @@ def _run_stream(config_text: str, base: Path | None, inputs: list[str], stdin: b
         options = Options(base_dir=base or Path.cwd(), validate_only=validate, workers=workers)
         rl, items, results, written = run_parsed(parse, options, len(text), document_texts)
         code = _report(results)
+        if (slow := legacy_plugin_warning(rl.items, os.environ, bool(inputs))) is not None:
+            _err(slow.summary())  # a fleet on kustomize's legacy plugin route (krm_fn.fleet)
         data = encode(dump_stream(rl, items, 1 if written else workers)) if code == 0 else b""
     except InputError as exc:
         _die(exc.message)
