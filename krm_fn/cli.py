@@ -381,7 +381,7 @@ def _run_stream(config_text: str, base: Path | None, inputs: list[str], stdin: b
         options = Options(base_dir=base or Path.cwd(), validate_only=validate, workers=workers)
         rl, items, results, written = run_parsed(parse, options, len(text), document_texts)
         code = _report(results)
-        if (slow := legacy_plugin_warning(rl.items, os.environ, bool(inputs))) is not None:
+        if (slow := legacy_plugin_warning(rl.items, len(items), os.environ, bool(inputs))) is not None:
             _err(slow.summary())  # a fleet on kustomize's legacy plugin route (krm_fn.fleet)
         data = encode(dump_stream(rl, items, 1 if written else workers)) if code == 0 else b""
     except InputError as exc:

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from krm_fn.fleet import LEGACY_PLUGIN_MAX_VMS, PLUGIN_ENV, legacy_plugin_warning
+from krm_fn.fleet import LEGACY_PLUGIN_MAX_RESOURCES, PLUGIN_ENV, legacy_plugin_warning
 from tests.engine_support import instancetype, make_vm
 
 PLUGIN = {PLUGIN_ENV: "kind: VirtualMachineRenderer\n"}
@@ -17,25 +17,27 @@ def fleet(vms: int) -> list[Any]:
 
 
 def test_no_warning_at_the_limit_one_above_it() -> None:
-    assert legacy_plugin_warning(fleet(3), PLUGIN, file_inputs=False, limit=3) is None
-    warning = legacy_plugin_warning(fleet(4), PLUGIN, file_inputs=False, limit=3)
+    items = fleet(2)
+    assert legacy_plugin_warning(items, 6, PLUGIN, file_inputs=False, limit=6) is None
+    warning = legacy_plugin_warning(items, 7, PLUGIN, file_inputs=False, limit=6)
     assert warning is not None and warning.severity == "warning"
-    assert warning.message.startswith("4 VirtualMachines rendered through kustomize's legacy exec plugin")
+    assert warning.message.startswith("7 resources (2 VirtualMachines) handed back to kustomize's legacy exec plugin")
     assert "kubectl kustomize DIR | kubevirt-krm CONFIG.yaml -" in warning.message  # the faster routes, named
-    assert "kpt fn render" in warning.message and "above 3 VMs" in warning.message
+    assert "kpt fn render" in warning.message and "above 6 this route" in warning.message
 
 
-def test_only_virtual_machines_count() -> None:
+def test_only_virtual_machines_are_counted_as_vms() -> None:
     items = [*fleet(3), *(instancetype(name=f"it-{i}") for i in range(10))]
-    assert legacy_plugin_warning(items, PLUGIN, file_inputs=False, limit=3) is None
+    warning = legacy_plugin_warning(items, len(items), PLUGIN, file_inputs=False, limit=3)
+    assert warning is not None and warning.message.startswith("14 resources (3 VirtualMachines)")
 
 
 @pytest.mark.parametrize(("environ", "file_inputs"), [({}, False), (PLUGIN, True)])
 def test_only_the_legacy_plugin_route_is_warned(environ: dict[str, str], file_inputs: bool) -> None:
-    """Standalone mode (no plugin config in the environment, or inputs named as files) is the fast route."""
-    assert legacy_plugin_warning(fleet(5), environ, file_inputs=file_inputs, limit=3) is None
+    """Standalone mode (no plugin config in the environment, or inputs named as files) is not that route."""
+    assert legacy_plugin_warning(fleet(5), 6, environ, file_inputs=file_inputs, limit=3) is None
 
 
 def test_the_documented_limit() -> None:
-    assert legacy_plugin_warning(fleet(LEGACY_PLUGIN_MAX_VMS), PLUGIN, file_inputs=False) is None
-    assert legacy_plugin_warning(fleet(LEGACY_PLUGIN_MAX_VMS + 1), PLUGIN, file_inputs=False) is not None
+    assert legacy_plugin_warning([], LEGACY_PLUGIN_MAX_RESOURCES, PLUGIN, file_inputs=False) is None
+    assert legacy_plugin_warning([], LEGACY_PLUGIN_MAX_RESOURCES + 1, PLUGIN, file_inputs=False) is not None
