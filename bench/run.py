@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from lastrun import Tee, write_keeping_block  # noqa: E402
 from synth import manifests, resource_list  # noqa: E402
 
 RENDERER = """\
@@ -194,7 +195,10 @@ def main() -> int:
     ap.add_argument("--sizes", default="1000,10000,50000")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--pyyaml-max", type=int, default=10000, help="skip the slow PyYAML floor above this size")
+    ap.add_argument("--write", action="store_true",
+                    help="save the report to bench/last-run.txt, keeping its pipelines block (bench/pipelines.py)")
     args = ap.parse_args()
+    tee = sys.stdout = Tee() if args.write else sys.stdout
     sizes = [int(s) for s in args.sizes.split(",")]
     fn = [_script()]
     floors = [name for name, mod in FLOOR_MODULE.items() if _importable(mod)]
@@ -238,6 +242,8 @@ def main() -> int:
             rows += sized
             print(f"# {n} done", flush=True)
     report(rows, sizes)
+    if isinstance(tee, Tee):
+        write_keeping_block(tee.kept.getvalue())
     return 0
 
 

@@ -372,6 +372,7 @@ def _run_stream(config: Source, base: Path | None, inputs: list[str], stdin: byt
     """The stream modes at the edge: inputs read (files, directories, stdin), the core run
     (``process.process_stream``), the output written; nothing is written unless the run succeeded."""
     from krm_fn.errors import InputError
+    from krm_fn.fleet import LEGACY_PLUGIN_MAX_RESOURCES, legacy_plugin_route
     from krm_fn.io.inputs import Source
     from krm_fn.process import Options, process_stream
 
@@ -380,10 +381,14 @@ def _run_stream(config: Source, base: Path | None, inputs: list[str], stdin: byt
         sources = [Source("stdin", stdin, is_file=False)] if not inputs else [s for p in inputs for s in _sources(p)]
         size = sum(len(s.data) for s in sources)
         out = process_stream(config, sources, Options(base_dir=base or Path.cwd(), validate_only=validate,
-                                                      workers=_workers(size), fast_yaml=_fast_yaml_fits(size)))
+                                                      workers=_workers(size), fast_yaml=_fast_yaml_fits(size),
+                                                      handed_back_limit=LEGACY_PLUGIN_MAX_RESOURCES
+                                                      if legacy_plugin_route(os.environ, bool(inputs)) else None))
     except InputError as exc:
         _die(exc.message)
     code = _report(out.results)
+    if out.notice is not None:
+        _err(out.notice.summary())  # a fleet on kustomize's legacy plugin route (krm_fn.fleet)
     if code == 0:
         if stdout is not None:
             _write(stdout, out.data)

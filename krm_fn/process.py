@@ -38,12 +38,14 @@ class Options(NamedTuple):
     validate_only: bool = False           # `--validate`: results only, items unchanged
     workers: int = 1                      # processes that may render and write (Halves, krm_fn/io/split.py)
     fast_yaml: bool = True                # the yaml-rs lane (off under an address-space cap: see cli.py)
+    handed_back_limit: int | None = None  # kustomize's legacy exec plugin route: warn above this many resources
 
 
 class Output(NamedTuple):
     data: bytes
     results: list[Result]
     exit_code: int
+    notice: Result | None = None          # a warning for the user's terminal beside the output (krm_fn.fleet)
 
 
 def process(data: bytes, options: Options | None = None) -> Output:
@@ -64,7 +66,7 @@ def process_stream(config: Source, sources: Sequence[Source], options: Options |
     manifests out (empty unless the run succeeded). Unusable input raises InputError (one line, naming the
     input and a line in it)."""
     from krm_fn import stream
-    from krm_fn.io.loader import load_documents
+    from krm_fn.io.fastload import load_values
     from krm_fn.io.resourcelist import Prewritten, decode, document_texts, dump_stream, parse_sources
 
     opts = options or Options()
@@ -73,7 +75,7 @@ def process_stream(config: Source, sources: Sequence[Source], options: Options |
     except InputError as exc:
         raise InputError(f"cannot read {config.name}: {exc.message}") from None
     try:
-        docs = [d.value for d in load_documents(text) if d.value is not None]
+        docs = [value for value in load_values(text) if value is not None]  # no PyYAML for a plain config
     except InputError as exc:
         raise InputError(f"{config.name}: {exc.message}") from None
     if len(docs) != 1 or not isinstance(docs[0], dict):
@@ -103,7 +105,12 @@ def process_stream(config: Source, sources: Sequence[Source], options: Options |
     written_or_not: list[Any] = items
     out: list[Any] = [i if type(i) is Prewritten else stream.unannotated(i) for i in written_or_not
            if (i.text if type(i) is Prewritten else stream.printed(i, config_id))]
-    return Output(encode(dump_stream(rl, out, 1 if written else opts.workers)), results, code)
+    notice = None
+    if opts.handed_back_limit is not None:
+        from krm_fn.fleet import legacy_plugin_warning
+
+        notice = legacy_plugin_warning(rl.items, len(out), opts.handed_back_limit)
+    return Output(encode(dump_stream(rl, out, 1 if written else opts.workers)), results, code, notice)
 
 
 def encode(text: str) -> bytes:

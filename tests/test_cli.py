@@ -105,6 +105,27 @@ def test_legacy_plugin_mode_config_from_env_only() -> None:
     assert proc.stdout.decode() == CM
 
 
+def test_a_fleet_on_the_legacy_plugin_route_gets_one_warning_line(tmp_path: Path) -> None:
+    """Past krm_fn.fleet's limit the legacy plugin run (config file in argv[1] and in the environment, as
+    kustomize runs it) warns on stderr, naming the faster routes, and still succeeds with the same output; the
+    same input piped into standalone mode (no plugin environment) is the faster route and is not warned."""
+    from krm_fn.fleet import LEGACY_PLUGIN_MAX_RESOURCES
+
+    cfg = "apiVersion: kubevirt-krm.dev/v1alpha1\nkind: VirtualMachineRenderer\nmetadata:\n  name: r\n"
+    (tmp_path / "cfg.yaml").write_text(cfg)
+    vm = ("apiVersion: kubevirt.io/v1\nkind: VirtualMachine\nmetadata:\n  name: vm-{}\nspec:\n  runStrategy: Halted\n"
+          "  template:\n    spec:\n      domain:\n        devices: {{}}\n")
+    vms = LEGACY_PLUGIN_MAX_RESOURCES + 1
+    stream = "---\n".join(vm.format(i) for i in range(vms))  # no matchers: passed through, nothing generated
+    proc = run_fn([str(tmp_path / "cfg.yaml")], stream, env={"KUSTOMIZE_PLUGIN_CONFIG_STRING": cfg})
+    assert proc.returncode == 0 and proc.stdout.decode() == stream
+    lines = proc.stderr.decode().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"warning: {vms} resources ({vms} VirtualMachines)"), lines
+    assert "kubectl kustomize DIR | kubevirt-krm CONFIG.yaml -" in lines[0] and "kpt fn render" in lines[0]
+    piped = run_fn([str(tmp_path / "cfg.yaml"), "-"], stream)
+    assert piped.returncode == 0 and piped.stderr == b"" and piped.stdout == proc.stdout
+
+
 def test_resource_list_on_stdin_wins_over_leaked_plugin_env() -> None:
     proc = run_fn([], RL, env={"KUSTOMIZE_PLUGIN_CONFIG_STRING": "kind: Broken"})
     assert proc.returncode == 0 and proc.stdout.decode() == RL
