@@ -94,9 +94,9 @@ GC_OFF_CODE = "import gc; gc.disable()\n" + FLOOR_CODE["yaml-rs"]
 IO_CODE = {
     "kubevirt-krm I/O: load + emit all": (
         "import gc,time,sys\ngc.disable()\n"
-        "from krm_fn.io.resourcelist import parse_resource_list\nfrom krm_fn.io.emitter import dump\n"
+        "from krm_fn.io.resourcelist import parse_resource_list\nfrom krm_fn.io.emitter import Emitter\n"
         "t=time.perf_counter(); text=open(sys.argv[1]).read()\nrl=parse_resource_list(text)\n"
-        "out=dump({'apiVersion': rl.api_version, 'kind': 'ResourceList', 'items': rl.items})\n"
+        "e=Emitter(); e.document({'apiVersion': rl.api_version, 'kind': 'ResourceList', 'items': rl.items}); out=e.text()\n"
         "print(time.perf_counter()-t)\n"
     ),
     "kubevirt-krm I/O: load + pass-through": (

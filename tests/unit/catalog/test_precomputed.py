@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from krm_fn.catalog import CatalogSpec, generate, load_catalog, precomputed, yamlsrc
+from krm_fn.catalog import CatalogSpec, generate, precomputed, yamlsrc
+from krm_fn.catalog.load import load_for_spec
 from krm_fn.catalog.spec import BUILTIN_DIR, builtin_names
 from krm_fn.io.verify import same
 
@@ -67,7 +68,7 @@ def test_build_refuses_a_catalog_with_problems() -> None:
 
 @pytest.mark.parametrize("name", NAMES)
 def test_generation_is_the_same_without_it(monkeypatch: pytest.MonkeyPatch, name: str) -> None:
-    versions = [None, *(v.name for v in load_catalog(CatalogSpec(builtin=name)).versions)]
+    versions = [None, *(v.name for v in load_for_spec(CatalogSpec(builtin=name), None, None).versions)]
     with_stored = [generate(CatalogSpec(builtin=name, version=v), None) for v in versions]
     monkeypatch.setattr(precomputed, "load", lambda name, text: None)
     assert [generate(CatalogSpec(builtin=name, version=v), None) for v in versions] == with_stored
