@@ -187,8 +187,6 @@ def load_stream(text: str) -> list[Document] | None:
         from yaml_rs import loads
     except ImportError:  # pragma: no cover - yaml-rs is a dependency; without it every stream takes the loader
         return None
-    from krm_fn.io.loader import load_documents
-
     # separators seen by the scans as "- " lines: nothing starts a node there, and an empty block scalar right
     # before one is found as it is before the next entry of a ResourceList
     # (and a line break before the first: a line's first key is a place a node starts)
@@ -207,13 +205,20 @@ def load_stream(text: str) -> list[Document] | None:
         value = None if n in risky or text[first] in _ENTRY_START else _fast_document(loads, text[first:b])
         if value is None:
             try:
-                exact = load_documents(text[a:b])
+                exact = _exact_documents(text[a:b])
             except InputError:
                 return None  # the loader on the whole text words it, with the file's line numbers
             docs += [Document(d.value, d.start + a, d.end + a, d.column, d.spans) for d in exact]
         else:
             docs.append(Document(value, first, b, 0))
     return docs
+
+
+def _exact_documents(chunk: str) -> list[Document]:
+    """A document the lane hands over, read by the loader (PyYAML: imported only when needed)."""
+    from krm_fn.io.loader import load_documents
+
+    return load_documents(chunk)
 
 
 def _plain_separators(text: str) -> bool:

@@ -26,13 +26,13 @@ class Count:
 
     def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
         self.exact = 0
-        real = fastload.load_documents
+        real = fastload._exact_documents
 
         def counting(text: str, *args: Any, **kw: Any) -> Any:
             self.exact += 1
             return real(text, *args, **kw)
 
-        monkeypatch.setattr(fastload, "load_documents", counting)
+        monkeypatch.setattr(fastload, "_exact_documents", counting)
 
 
 def stream(docs: list[str]) -> str:
