@@ -6,7 +6,8 @@
 Renders, and writes one file per case (output bytes, then stderr and the exit code for the command runs):
 
 * the benchmark fleet (``bench/synth.py``, 10k VMs by default) through the command (``python -m krm_fn``,
-  KRM mode on stdin, two processes as users run it) in the revisions, expand and validate modes;
+  KRM mode on stdin, two processes as users run it) in the revisions, expand and validate modes, and in the
+  standalone mode (``python -m krm_fn CONFIG FILE``: the stream core, two processes) in revisions mode;
 * every golden example (``examples/<name>/`` with ``.expected/output.yaml``) in-process as
   ``tests/test_examples.py`` runs it, with its own functionConfig and, for a ``VirtualMachineRenderer``, once
   more in each other mode.
@@ -18,6 +19,7 @@ import argparse
 import copy
 import subprocess
 import sys
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -25,8 +27,8 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "bench"))
 
-from run import RENDERER  # noqa: E402
-from synth import resource_list  # noqa: E402
+from run import RENDERER, STANDALONE_RENDERER  # noqa: E402
+from synth import manifests, resource_list  # noqa: E402
 
 from krm_fn.process import Options, process  # noqa: E402
 from tests.kpt_source import fn_config, source  # noqa: E402
@@ -35,13 +37,21 @@ MODES = ("revisions", "expand", "validate", "migrate")
 FLEET_MODES = ("revisions", "expand", "validate")
 
 
+def _command(name: str, args: list[str], data: bytes | None = None) -> tuple[str, bytes]:
+    proc = subprocess.run([sys.executable, "-m", "krm_fn", *args], input=data, capture_output=True, check=False,
+                          cwd=REPO)
+    return name, proc.stdout + b"\n--- stderr\n" + proc.stderr + f"\n--- exit {proc.returncode}\n".encode()
+
+
 def fleet_cases(vms: int) -> Iterator[tuple[str, bytes]]:
     for mode in FLEET_MODES:
         data = resource_list(vms, function_config=RENDERER.format(mode=mode)).encode()
-        proc = subprocess.run([sys.executable, "-m", "krm_fn"], input=data, capture_output=True, check=False,
-                              cwd=REPO)
-        yield f"fleet-{vms}-{mode}.yaml", proc.stdout + b"\n--- stderr\n" + proc.stderr + \
-            f"\n--- exit {proc.returncode}\n".encode()
+        yield _command(f"fleet-{vms}-{mode}.yaml", [], data)
+    with tempfile.TemporaryDirectory() as tmp:
+        config, stream = Path(tmp) / "renderer.yaml", Path(tmp) / "vms.yaml"
+        config.write_text(STANDALONE_RENDERER.format(mode="revisions"))
+        stream.write_text(manifests(vms))
+        yield _command(f"fleet-{vms}-standalone-revisions.yaml", [str(config), str(stream)])
 
 
 def example_cases() -> Iterator[tuple[str, bytes]]:
