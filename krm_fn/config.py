@@ -99,7 +99,7 @@ def metadata_problems(fn_config: Obj) -> Problems:
 def _spec_class(kind: str) -> type[Any]:
     if kind == KIND_CATALOG:
         return CatalogSpec
-    from krm_fn.render_spec import RendererSpec
+    from krm_fn.render.spec import RendererSpec
 
     return RendererSpec
 
@@ -289,13 +289,13 @@ def _builtin(value: str) -> list[tuple[str, str]]:
 
 
 def _namespace(value: str) -> list[tuple[str, str]]:
-    from krm_fn.catalog.check import is_dns_label
+    from krm_fn.kube.meta import is_dns_label
 
     return [] if is_dns_label(value) else _one(f"{shown(value)} is not a valid namespace name (a DNS-1123 label)")
 
 
 def _label_value(value: str) -> list[tuple[str, str]]:
-    from krm_fn.catalog.check import is_label_value
+    from krm_fn.kube.meta import is_label_value
 
     return [] if value and is_label_value(value) else _one(
         f"{shown(value)} is not a valid label value (at most 63 letters, digits, '-', '_', '.')")
@@ -349,7 +349,7 @@ def _catalog_source(cls: type, values: dict[str, Any]) -> list[tuple[str, str]]:
         return _one("set either builtin or path, not both")
     if builtin != "none":
         return []
-    from krm_fn.render_spec import FallbackCatalogSpec  # not imported for a generator's config (start-up time)
+    from krm_fn.render.spec import FallbackCatalogSpec  # not imported for a generator's config (start-up time)
 
     if not issubclass(cls, FallbackCatalogSpec):
         return [(".builtin", "none is only for a VirtualMachineRenderer's spec.catalog (look types up nowhere); "

@@ -24,8 +24,9 @@ from krm_fn.results import FileRef, ResourceRef, Result, exit_code, not_yet_said
 
 if TYPE_CHECKING:  # imported lazily at run time (start-up time)
     from krm_fn.io.inputs import Source
+    from krm_fn.io.resourcelist import OutItem, Prewritten
     from krm_fn.io.split import Child
-    from krm_fn.render import ItemOutcome, Rendering
+    from krm_fn.render import Rendered, Rendering
 
 
 class Options(NamedTuple):
@@ -89,7 +90,7 @@ def process_stream(config: Source, sources: Sequence[Source], options: Options |
         rl.function_config = fn_config
         return rl
 
-    def write(rl: ResourceList, items: list[Any]) -> list[str]:
+    def write(rl: ResourceList, items: list[Obj]) -> list[str]:
         """Each item's document; "" for one that is not printed (no object's document is empty)."""
         shown_items = [stream.unannotated(i) for i in items if stream.printed(i, config_id)]
         texts = iter(document_texts(rl, shown_items))
@@ -102,9 +103,8 @@ def process_stream(config: Source, sources: Sequence[Source], options: Options |
     if code:
         return Output(b"", results, code)
     # items rendered by two processes are written already (Prewritten; "" when not printed)
-    written_or_not: list[Any] = items
-    out: list[Any] = [i if type(i) is Prewritten else stream.unannotated(i) for i in written_or_not
-           if (i.text if type(i) is Prewritten else stream.printed(i, config_id))]
+    out: list[OutItem] = [i if isinstance(i, Prewritten) else stream.unannotated(i) for i in items
+                          if (i.text if isinstance(i, Prewritten) else stream.printed(i, config_id))]
     notice = None
     if opts.handed_back_limit is not None:
         from krm_fn.fleet import legacy_plugin_warning
@@ -124,8 +124,8 @@ def encode(text: str) -> bytes:
 
 
 def run_parsed(parse: Callable[[], ResourceList], options: Options, size: int,
-               write: Callable[[ResourceList, list[Any]], list[str]]
-               ) -> tuple[ResourceList, list[Obj], list[Result], bool]:
+               write: Callable[[ResourceList, list[Obj]], list[str]]
+               ) -> tuple[ResourceList, Sequence[OutItem], list[Result], bool]:
     """``parse()`` then :func:`run`: with ``options.workers >= 2`` and ``size`` bytes of input, a long list is
     rendered by two processes (:class:`Halves`), its items written by ``write`` (entries or documents) as they
     are rendered. Returns the list, the output items and results, and whether the items were written so."""
@@ -157,7 +157,7 @@ class Halves:
     """
 
     def __init__(self, child: Child | None, parse: Callable[[], ResourceList], options: Options,
-                 write: Callable[[ResourceList, list[Any]], list[str]]) -> None:
+                 write: Callable[[ResourceList, list[Obj]], list[str]]) -> None:
         self._child = child  # None in the child process itself
         self._parse = parse
         self._options = options
@@ -166,7 +166,7 @@ class Halves:
 
     @classmethod
     def start(cls, parse: Callable[[], ResourceList], options: Options,
-              write: Callable[[ResourceList, list[Any]], list[str]]) -> Halves | None:
+              write: Callable[[ResourceList, list[Obj]], list[str]]) -> Halves | None:
         from krm_fn.io.split import Child
 
         child = Child.start(lambda: cls(None, parse, options, write)._child_work())
@@ -176,8 +176,8 @@ class Halves:
         if self._child is not None:
             self._child.cancel()
 
-    def render(self, rl: ResourceList, rendering: Rendering) -> list[ItemOutcome]:
-        """Every item's outcome, in order (the items already written: ``Prewritten``)."""
+    def render(self, rl: ResourceList, rendering: Rendering) -> list[Rendered[Prewritten]]:
+        """Every item rendered, in order, and already written (``Prewritten``)."""
         import pickle
 
         from krm_fn.io.split import BLOCK
@@ -189,37 +189,35 @@ class Halves:
         theirs = [i for block in blocks[1::2] for i in block]
         if self._child is None:  # the child: its blocks, back to the parent
             done = self._rendered(rl, rendering, theirs)
-            raise _ChildDone(pickle.dumps([(o.item.text, o.results, o.revisions) for o in done],
+            raise _ChildDone(pickle.dumps([(d.item.text, d.results, d.revisions) for d in done],
                                           protocol=pickle.HIGHEST_PROTOCOL))
         mine = self._rendered(rl, rendering, ours)
         data = self._child.result()
         if data:
             from krm_fn.io.resourcelist import Prewritten
-            from krm_fn.render import ItemOutcome
+            from krm_fn.render import Rendered
 
             # our own child's bytes, through a private pipe
-            sent = [ItemOutcome(Prewritten(text), results, revisions)
+            sent = [Rendered(Prewritten(text), results, revisions)
                     for text, results, revisions in pickle.loads(data)]
         else:
             sent = self._rendered(rl, rendering, theirs)
-        outcomes: list[Any] = [None] * n  # every index is filled below
+        in_order: dict[int, Rendered[Prewritten]] = {}
         for indexes, part in ((ours, mine), (theirs, sent)):
-            for i, outcome in zip(indexes, part, strict=True):
-                outcomes[i] = outcome
-        return outcomes
+            in_order.update(zip(indexes, part, strict=True))
+        return [in_order[i] for i in range(n)]
 
-    def _rendered(self, rl: ResourceList, rendering: Rendering, indexes: list[int]) -> list[ItemOutcome]:
-        """The outcomes of ``indexes``, their items written (``Prewritten``) unless nothing is written."""
+    def _rendered(self, rl: ResourceList, rendering: Rendering, indexes: list[int]) -> list[Rendered[Prewritten]]:
+        """The items of ``indexes`` rendered and written (``Prewritten``; "" when nothing is written)."""
         from krm_fn.io.resourcelist import Prewritten
+        from krm_fn.render import Rendered
 
-        outcomes = [rendering.item(i) for i in indexes]
+        done = [rendering.item(i) for i in indexes]
         if rendering.spec.mode == "validate":  # the output is the input: nothing to write
-            texts = [""] * len(outcomes)
+            texts = [""] * len(done)
         else:
-            texts = self._write(rl, [o.item for o in outcomes])
-        for outcome, text in zip(outcomes, texts, strict=True):
-            outcome.item = Prewritten(text)
-        return outcomes
+            texts = self._write(rl, [d.item for d in done])
+        return [Rendered(Prewritten(text), d.results, d.revisions) for d, text in zip(done, texts, strict=True)]
 
     def _child_work(self) -> bytes:
         try:
@@ -235,7 +233,7 @@ class _ChildDone(Exception):
         self.data = data
 
 
-def run(rl: ResourceList, options: Options, halves: Halves | None = None) -> tuple[list[Obj], list[Result]]:
+def run(rl: ResourceList, options: Options, halves: Halves | None = None) -> tuple[Sequence[OutItem], list[Result]]:
     """Apply the configured function to ``rl``; returns the output items and our results. With ``halves``,
     a long list of items to render is rendered by two processes (:class:`Halves`)."""
     bad_items = annotation_results(rl.items)
@@ -338,13 +336,13 @@ def _generate(rl: ResourceList, config: Config, options: Options) -> tuple[list[
     # and proven admissible by tests (tests/unit/kubevirt/test_admission.py), so only a catalog file's is checked
     results: list[Result] = []
     if config.spec.path is not None or config.spec.parameters:
-        from krm_fn.kubevirt.webhooks import admission
+        from krm_fn.render.admission import results as admission_results
 
         keys = {object_key(obj) for obj in generated}
-        results = admission.results(item for item in items if object_key(item) in keys)
+        results = admission_results(item for item in items if object_key(item) in keys)
     if not config.spec.validate_output:
         return items, results
-    from krm_fn.validate import output_results
+    from krm_fn.render.output import output_results
 
     return items, results + not_yet_said(results, output_results(rl.items, items))
 
@@ -414,10 +412,10 @@ def _with_annotations(obj: Obj, annotations: dict[str, Any]) -> Obj:
 # --- renderer ----------------------------------------------------------------------------------
 
 def _render(rl: ResourceList, config: Config, options: Options,
-            halves: Halves | None = None) -> tuple[list[Obj], list[Result]]:
+            halves: Halves | None = None) -> tuple[Sequence[OutItem], list[Result]]:
     if not rl.items:  # nothing to render: the engine is not even imported (start-up time)
         return rl.items, []
-    from krm_fn.render import render
+    from krm_fn.render import Rendering
 
     spec = config.spec
     if options.validate_only and getattr(spec, "mode", None) != "validate":
@@ -430,12 +428,11 @@ def _render(rl: ResourceList, config: Config, options: Options,
             cache.append(_catalog_objects(catalog_spec, options.base_dir, getattr(spec, "kubevirt_version", None)))
         return cache[0]
 
-    def split(rendering: Rendering) -> list[ItemOutcome] | None:
-        if halves is None or len(rendering.items) < SPLIT_MIN_ITEMS or spec.validate_output:
-            return None
-        return halves.render(rl, rendering)
-
-    return render(rl.items, spec, catalog_objects, split)
+    rendering = Rendering(rl.items, spec, catalog_objects)
+    if halves is not None and rendering.per_item and len(rendering.items) >= SPLIT_MIN_ITEMS \
+            and not spec.validate_output:
+        return rendering.finish(halves.render(rl, rendering))
+    return rendering.finish(rendering.every_item())
 
 
 def _catalog_objects(catalog_spec: Any, base_dir: Path | None, kubevirt_version: str | None) -> Sequence[Obj]:

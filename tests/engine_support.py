@@ -30,7 +30,7 @@ from krm_fn.kube.paths import Obj
 from krm_fn.kubevirt.conflict import Conflict
 from krm_fn.kubevirt.rejection import STAGE_PREFIX
 from krm_fn.kubevirt.revision import revision_data
-from krm_fn.kubevirt.schema import encode_object
+from krm_fn.kubevirt.schema.roundtrip import encode_object
 from krm_fn.results import Result
 
 KPT_ANNOTATION_PREFIXES = ("internal.config.kubernetes.io/", "config.kubernetes.io/")

@@ -14,7 +14,7 @@ from krm_fn.index import Index
 from krm_fn.kube.api import INSTANCETYPE_KINDS, PREFERENCE_KINDS
 from krm_fn.kubevirt.cluster import ClusterConfig
 from krm_fn.kubevirt.find import FindError, find_object
-from krm_fn.kubevirt.pipeline import process_vm
+from krm_fn.kubevirt.pipeline import vm_stages
 from krm_fn.render import RendererSpec, render
 from tests.engine_support import (
     Case,
@@ -63,7 +63,7 @@ def _run_revisions(case: Case) -> list[str]:
     for vm, entry in zip(case.vms, case.expected):
         if not entry.get("revisions"):
             continue
-        outcome = process_vm(vm, index, ClusterConfig())
+        outcome = vm_stages(vm, index, ClusterConfig())
         mutated = outcome.mutated
         assert mutated is not None
         built = []

@@ -1,6 +1,6 @@
 """The revisions-mode examples (``examples/quickstart``, ``examples/revisions-*``) beyond the golden harness.
 
-* every VirtualMachine and ControllerRevision they emit is valid (``krm_fn.validate``: the packaged KubeVirt
+* every VirtualMachine and ControllerRevision they emit is valid (``krm_fn.kubevirt.schema.strict``: the packaged KubeVirt
   schema, object metadata, the ``apps/v1`` ControllerRevision check with ``data`` as a v1beta1 object) and
   every generated revision has exactly the layout KubeVirt needs (labels, ``revision: 0``, no owner, the VM's
   namespace, a content-addressed DNS-subdomain name);
@@ -33,7 +33,7 @@ from krm_fn.kubevirt.revision import (
     content_digest,
 )
 from krm_fn.process import Options, process
-from krm_fn.validate import validate_object
+from krm_fn.kubevirt.schema.strict import validate_object
 from tests.conftest import REPO
 from tests.kpt_source import fn_config, source
 

@@ -3,7 +3,7 @@
 
 The function runs without ``shared/`` at run time, so the part of KubeVirt's OpenAPI document that the
 VirtualMachine and the four instancetype/preference kinds reach is copied into the package, trimmed to
-what the validator (``krm_fn.kubevirt.schema.validate``) and the Go round trip (``krm_fn.kubevirt.schema.encode``) need,
+what the validator (``krm_fn.kubevirt.schema.validation``) and the Go round trip (``krm_fn.kubevirt.schema.roundtrip``) need,
 and annotated with the Go serialisation of every field (``tools/gotypes.py``).
 
 Usage: ``python3 tools/gen_schema.py [SWAGGER] [OUT]`` (defaults: ``../shared/schemas/kubevirt-swagger.json``

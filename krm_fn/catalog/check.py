@@ -6,40 +6,15 @@ exactly one problem, so one mistake gives one error and never a cascade.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Collection
 from typing import Any
 
 from krm_fn.catalog import quantity
 from krm_fn.errors import shown, type_name
+from krm_fn.kube.meta import is_dns_label, is_label_value, is_qualified_key
 from krm_fn.kube.paths import FieldPath
 
 Problems = list[tuple[FieldPath, str]]
-
-_DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
-_DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
-_LABEL_VALUE = re.compile(r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$")
-_QUALIFIED_NAME = re.compile(r"^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$")
-
-
-def is_dns_label(s: str) -> bool:
-    return len(s) <= 63 and bool(_DNS_LABEL.fullmatch(s))
-
-
-def is_dns_subdomain(s: str) -> bool:
-    return len(s) <= 253 and bool(_DNS_SUBDOMAIN.fullmatch(s))
-
-
-def is_label_value(s: str) -> bool:
-    return len(s) <= 63 and bool(_LABEL_VALUE.fullmatch(s))
-
-
-def is_qualified_key(s: str) -> bool:
-    """A label or annotation key: ``[prefix/]name`` with a DNS-subdomain prefix and a 63-char name."""
-    prefix, _, name = s.rpartition("/")
-    if prefix and not is_dns_subdomain(prefix):
-        return False
-    return len(name) <= 63 and bool(_QUALIFIED_NAME.fullmatch(name))
 
 
 class Checker:

@@ -6,7 +6,8 @@ import re
 from typing import Any, NamedTuple
 
 from krm_fn.catalog import quantity
-from krm_fn.catalog.check import Checker, is_dns_subdomain, suggest
+from krm_fn.catalog.check import Checker, suggest
+from krm_fn.kube.meta import is_dns_subdomain
 from krm_fn.catalog.labels import instancetype_labels, own_labels
 from krm_fn.catalog.model import Instancetype, Series, deep_merge, sorted_tree
 from krm_fn.errors import shown

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-from krm_fn.catalog.check import Checker, is_dns_subdomain, suggest
+from krm_fn.catalog.check import Checker, suggest
+from krm_fn.kube.meta import is_dns_subdomain
 from krm_fn.catalog.labels import own_labels, preference_labels
 from krm_fn.catalog.model import Preference, deep_merge, sorted_tree
 from krm_fn.errors import shown

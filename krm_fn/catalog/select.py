@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from fnmatch import fnmatchcase
 
-from krm_fn.catalog.check import is_dns_label, is_label_value
+from krm_fn.kube.meta import is_dns_label, is_label_value
 from krm_fn.catalog.errors import CatalogError
 from krm_fn.catalog.model import Catalog, Instancetype, Preference, copy_tree
 from krm_fn.catalog.spec import CatalogSpec, Selection

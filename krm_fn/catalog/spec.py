@@ -42,7 +42,7 @@ class CatalogSpec:
     namespace: str | None = None        # namespace for namespaced objects
     version: str | None = None          # optional version label value
     parameters: tuple[str, ...] = ()    # catalog parameters as ``name=value`` (e.g. ``gpuDeviceName=nvidia.com/X``)
-    validate_output: bool = False       # validate every generated object strictly (krm_fn.validate)
+    validate_output: bool = False       # validate every generated object strictly (krm_fn.render.output)
 
 
 def builtin_names() -> list[str]:

@@ -10,7 +10,8 @@ from __future__ import annotations
 from collections.abc import Collection
 from typing import Any
 
-from krm_fn.catalog.check import Checker, is_label_value
+from krm_fn.catalog.check import Checker
+from krm_fn.kube.meta import is_label_value
 from krm_fn.catalog.errors import CatalogError, keypath
 from krm_fn.catalog.model import Version, copy_tree
 from krm_fn.kube.paths import FieldPath, Obj

@@ -40,6 +40,9 @@ class Prewritten(NamedTuple):
     text: str
 
 
+OutItem = Obj | Prewritten  # an output item: an object, or its text when it is written already
+
+
 @dataclass(frozen=True, slots=True)
 class Origin:
     """Where a stream item came from (side data: the item itself is not annotated): its input's name, the
@@ -397,7 +400,7 @@ def _item_as_entry(src: str) -> str:
     return f"- {first}\n{body}\n"
 
 
-def _shared_values(rl: ResourceList, items: list[Obj]) -> frozenset[int]:
+def _shared_values(rl: ResourceList, items: Sequence[OutItem]) -> frozenset[int]:
     """Ids of top-level mapping values held by several new items (written once, see Emitter.item)."""
     seen: set[int] = set()
     shared: set[int] = set()
@@ -410,7 +413,7 @@ def _shared_values(rl: ResourceList, items: list[Obj]) -> frozenset[int]:
     return frozenset(shared)
 
 
-def dump_resource_list(rl: ResourceList, items: list[Obj], results: list[Obj], workers: int = 1) -> str:
+def dump_resource_list(rl: ResourceList, items: Sequence[OutItem], results: list[Obj], workers: int = 1) -> str:
     """The output ResourceList: items (source text when unchanged), functionConfig, results.
 
     ``workers``: processes that may write items (see :mod:`krm_fn.io.split`); the text is the same."""
@@ -447,7 +450,7 @@ def _take(e: Emitter) -> str:
     return text
 
 
-def _write_costs(rl: ResourceList, items: list[Any]) -> list[int]:
+def _write_costs(rl: ResourceList, items: Sequence[OutItem]) -> list[int]:
     """1 for an item that must be written (changed or generated), 0 for one passed through as it came."""
     source = rl.source
     return [0 if id(item) in source or type(item) is Prewritten else 1 for item in items]
@@ -469,22 +472,24 @@ def _item_texts(rl: ResourceList, items: list[Obj], as_entry: bool) -> list[str]
     return _write_items(rl, e, items, as_entry)
 
 
-def _write_items(rl: ResourceList, e: Emitter, items: list[Any], as_entry: bool) -> list[str]:
+def _write_items(rl: ResourceList, e: Emitter, items: Sequence[OutItem], as_entry: bool) -> list[str]:
     """Each item as an entry or a document, every text proven to mean its item (:mod:`krm_fn.io.verify`):
     source text where unchanged, spliced where changed, emitted otherwise; what is read back and fails is
     emitted fresh, and emitted forms that fail stop the run (WriteError)."""
     reads = ReadBacks()
     texts = [_item_text(rl, e, item, as_entry, reads, i) for i, item in enumerate(items)]
     for i in reads.failures():
-        texts[i] = _fresh(e, items[i], as_entry)
+        item = items[i]
+        assert not isinstance(item, Prewritten), "a written item is not read back"
+        texts[i] = _fresh(e, item, as_entry)
     check_emitted(e.take_owed())
     return texts
 
 
-def _item_text(rl: ResourceList, e: Emitter, item: Any, as_entry: bool, reads: ReadBacks, owner: int) -> str:
+def _item_text(rl: ResourceList, e: Emitter, item: OutItem, as_entry: bool, reads: ReadBacks, owner: int) -> str:
     """``item``'s text: already written (by the process that rendered it), its source text, or
     :meth:`ResourceList.changed_text`."""
-    if type(item) is Prewritten:
+    if isinstance(item, Prewritten):
         return item.text
     source = rl.source_text(item, as_entry)
     if source is None:
@@ -523,7 +528,7 @@ def _fresh(e: Emitter, item: Obj, as_entry: bool) -> str:
     return _take(e)
 
 
-def dump_stream(rl: ResourceList, items: list[Obj], workers: int = 1) -> str:
+def dump_stream(rl: ResourceList, items: Sequence[OutItem], workers: int = 1) -> str:
     """A plain ``---``-separated stream of the items (no results): kustomize plugins, Argo CD CMP."""
     e = Emitter()  # one per process, as in dump_resource_list
     e.shared = _shared_values(rl, items)

@@ -1,13 +1,13 @@
 """What KubeVirt does to a VirtualMachine created in a cluster, then what expand returns for it: one VM
 through named stages; the first failure ends it (``shared/conformance/README.md``).
 
-1. ``schema``: the OpenAPI validator of virt-api (:func:`krm_fn.kubevirt.schema.schema_errors`);
+1. ``schema``: the OpenAPI validator of virt-api (:func:`krm_fn.kubevirt.schema.validation.schema_errors`);
 2. ``mutate``: the mutating webhook (:mod:`krm_fn.kubevirt.webhooks.vm.mutator`): matcher validation,
    ``inferFromVolume``, the preference values it persists;
 3. ``admit``: the validating webhook (:mod:`krm_fn.kubevirt.webhooks.vm.admitter`) on a copy: spread check,
    conflicts, defaults, preference requirements (lookup failures are ignored there);
 4. ``expand``: :func:`krm_fn.kubevirt.expand.expand` on the mutated VM, whose result is what a Go round trip
-   writes (:func:`krm_fn.kubevirt.schema.encode_shared`, only when the expanded VM is read:
+   writes (:func:`krm_fn.kubevirt.schema.roundtrip.encode_shared`, only when the expanded VM is read:
    :attr:`VmStages.expanded`).
 """
 
@@ -24,7 +24,8 @@ from krm_fn.kubevirt.expand import expand
 from krm_fn.kubevirt.find import FindError, Found, find_spec
 from krm_fn.kubevirt.quantity import QuantityCache
 from krm_fn.kubevirt.rejection import Rejection
-from krm_fn.kubevirt.schema import encode_shared, schema_errors
+from krm_fn.kubevirt.schema.roundtrip import encode_shared
+from krm_fn.kubevirt.schema.validation import schema_errors
 from krm_fn.kubevirt.vmcopy import expand_copy
 from krm_fn.kubevirt.webhooks.vm.admitter import admit, conflicts_rejection, requirements_rejection, spread_rejection
 from krm_fn.kubevirt.webhooks.vm.mutator import mutate, persist_preferences
@@ -38,7 +39,7 @@ class VmStages:
 
     The Go round trip of the expanded VM is done on first access of ``expanded`` only (``pending`` holds the
     VM to encode): the validate and revisions modes never read it. It shares what it leaves unchanged with
-    the VM (:func:`krm_fn.kubevirt.schema.encode_shared`): no part of it may be mutated.
+    the VM (:func:`krm_fn.kubevirt.schema.roundtrip.encode_shared`): no part of it may be mutated.
     """
 
     __slots__ = ("rejection", "mutated", "inferred", "_expanded", "_pending")
@@ -88,7 +89,7 @@ def check_schema(vm: Obj) -> Rejection | None:
     return Rejection("schema", ", ".join(e.message for e in errors), errors[0].field or None)
 
 
-def process_vm(vm: Obj, index: Index, cluster: ClusterConfig) -> VmStages:
+def vm_stages(vm: Obj, index: Index, cluster: ClusterConfig) -> VmStages:
     """The whole pipeline for one VM; never mutates ``vm``."""
     rejection = check_schema(vm)
     if rejection:

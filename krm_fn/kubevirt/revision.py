@@ -27,7 +27,7 @@ from krm_fn.kube.api import (
     LABEL_OBJECT_VERSION,
 )
 from krm_fn.kube.paths import Obj
-from krm_fn.kubevirt.schema import encode_object
+from krm_fn.kubevirt.schema.roundtrip import encode_object
 
 STRIPPED_METADATA: Final = ("labels", "annotations", "finalizers", "ownerReferences", "managedFields")
 

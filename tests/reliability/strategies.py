@@ -22,7 +22,7 @@ from krm_fn.kube.api import (
     KIND_PREFERENCE,
 )
 from krm_fn.kubevirt.schema import ARR, MAP, OBJ, QTY, SCALAR, Node, spec_schema
-from krm_fn.validate import required_fields
+from krm_fn.kubevirt.schema.strict import required_fields
 from tests.reliability.layouts import Plain, node
 
 REQUIRED = required_fields()  # as written in the schema (the API server requires them, defaults or not)

@@ -15,7 +15,8 @@ from krm_fn.io.emitter import Emitter
 from krm_fn.io.loader import load_documents
 from krm_fn.io.resourcelist import parse_resource_list
 from krm_fn.process import Options, process, run
-from krm_fn.validate import covers, output_results, validate_object
+from krm_fn.kubevirt.schema.strict import covers, validate_object
+from krm_fn.render.output import output_results
 from tests.conftest import fn_command
 
 EXAMPLES = int(os.environ.get("KUBEVIRT_KRM_HYPOTHESIS_EXAMPLES", "2000"))

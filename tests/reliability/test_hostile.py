@@ -472,7 +472,7 @@ def _pin(vm_name: str, it_name: str, scope: str) -> tuple[int, list[dict[str, An
     ("v" * 253, "c" * 63),
 ])
 def test_long_and_dotted_names_make_valid_revision_names(vm_name: str, it_name: str, scope: str) -> None:
-    from krm_fn.validate import validate_object
+    from krm_fn.kubevirt.schema.strict import validate_object
 
     code, crs, err = _pin(vm_name, it_name, scope)
     assert code == 0, err
@@ -490,7 +490,7 @@ def test_long_names_do_not_collide() -> None:
 
 @pytest.mark.parametrize("scope", ["per-vm", "shared"])
 def test_instancetype_names_longer_than_63_make_valid_revisions_or_an_error(scope: str) -> None:
-    from krm_fn.validate import validate_object
+    from krm_fn.kubevirt.schema.strict import validate_object
 
     code, crs, _ = _pin("vm", "i" * 64, scope)
     assert code == 1 or all(validate_object(cr) == [] for cr in crs)
@@ -498,7 +498,7 @@ def test_instancetype_names_longer_than_63_make_valid_revisions_or_an_error(scop
 
 @pytest.mark.parametrize(("vm_name", "it_name"), [("WebServer", "u1"), ("vm", "U1.Medium"), ("vm_1", "u1")])
 def test_invalid_vm_or_instancetype_names_are_an_error(vm_name: str, it_name: str) -> None:
-    from krm_fn.validate import validate_object
+    from krm_fn.kubevirt.schema.strict import validate_object
 
     code, crs, err = _pin(vm_name, it_name, "per-vm")
     assert code == 1 or all(validate_object(cr) == [] for cr in crs), err

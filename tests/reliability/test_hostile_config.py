@@ -31,7 +31,7 @@ from krm_fn.catalog.spec import CatalogSpec
 from krm_fn.config import camel
 from krm_fn.io.loader import load_documents
 from krm_fn.kube import api, kpt_annotations
-from krm_fn.render_spec import RendererSpec
+from krm_fn.render.spec import RendererSpec
 from krm_fn.kube.api import ANN_SYNC_WAVE
 from tests.conftest import run_fn
 from tests.reliability.support import assert_one_line_failure

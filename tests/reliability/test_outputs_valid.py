@@ -1,5 +1,5 @@
 """Everything we emit is strictly valid: every example package and every conformance input, rendered in every
-mode, with each generated or changed object validated (``krm_fn.validate``; unknown fields are errors). Also the
+mode, with each generated or changed object validated (``krm_fn.render.output``; unknown fields are errors). Also the
 ``spec.validateOutput`` option itself: a problem is an error result (resourceRef, field path) and exit 1."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""``krm_fn.validate``: strict validation of what we emit (schema, metadata, ControllerRevision), and its speed."""
+"""``krm_fn.kubevirt.schema.strict`` and ``krm_fn.render.output``: strict validation of what we emit (schema, metadata, ControllerRevision), and its speed."""
 
 from __future__ import annotations
 
@@ -10,7 +10,9 @@ import pytest
 from krm_fn.catalog import CatalogSpec, generate
 from krm_fn.kube.paths import copy_json
 from krm_fn.kubevirt.revision import build_pinned_revision
-from krm_fn.validate import covers, is_dns_subdomain, output_results, problems, validate_object
+from krm_fn.kube.meta import is_dns_subdomain
+from krm_fn.kubevirt.schema.strict import covers, problems, validate_object
+from krm_fn.render.output import output_results
 
 pytestmark = pytest.mark.reliability
 

@@ -78,7 +78,7 @@ def test_rejected_vm_stays_and_gets_an_error_result() -> None:
 def test_stages(items: list[dict[str, Any]], stage: str, text: str) -> None:
     out, results = _render(items)
     assert dict(results[0].tags)["stage"] == stage and text in results[0].message
-    assert all(dict(r.tags)["stage"] == "find" for r in results[1:])  # hints only (krm_fn.hints)
+    assert all(dict(r.tags)["stage"] == "find" for r in results[1:])  # hints only (krm_fn.render.hints)
 
 
 def test_schema_error_inside_a_list_names_the_item_in_the_field() -> None:

@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
-from krm_fn.hints import suggestions
+from krm_fn.render.hints import suggestions
 from krm_fn.render import RendererSpec, render
-from krm_fn.render_spec import FallbackCatalogSpec
+from krm_fn.render.spec import FallbackCatalogSpec
 from tests.engine_support import instancetype, make_object, make_vm, preference
 
 EXPAND = RendererSpec(mode="expand")

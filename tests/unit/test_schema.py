@@ -9,7 +9,8 @@ from typing import Any
 
 import pytest
 
-from krm_fn.kubevirt.schema import SchemaError, encode_object, schema_errors, validate_vm
+from krm_fn.kubevirt.schema.roundtrip import encode_object
+from krm_fn.kubevirt.schema.validation import SchemaError, schema_errors, validate_vm
 from tests.engine_support import make_vm, shared_dir
 
 REPO = Path(__file__).resolve().parents[2]

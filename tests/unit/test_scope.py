@@ -6,7 +6,7 @@ import copy
 from typing import Any
 
 from krm_fn.render import RendererSpec, RevisionsSpec, render
-from krm_fn.scope import clear_cluster_namespaces
+from krm_fn.render.scope import clear_cluster_namespaces
 from tests.engine_support import instancetype, make_object, make_vm
 
 

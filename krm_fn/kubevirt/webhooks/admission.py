@@ -1,7 +1,7 @@
 """What a cluster running KubeVirt does with an instancetype or preference object it is asked to store.
 
 1. The API server checks it against the CRD's structural schema: types, required fields, unknown fields,
-   enums, bounds, object metadata (:func:`krm_fn.validate.problems` on the shipped OpenAPI document, which
+   enums, bounds, object metadata (:func:`krm_fn.kubevirt.schema.strict.problems` on the shipped OpenAPI document, which
    carries the CRD's bounds too: ``tools/gen_schema.py`` ``CRD_BOUNDS``; CRDs from
    ``pkg/virt-operator/resource/generate/components/crds.go``).
 2. virt-api's validating webhook for the kind (:mod:`.instancetype`, :mod:`.preference`; registered in
@@ -16,13 +16,11 @@ server's (``<Kind>.<group> "<name>" is invalid: <field>: <problem>``).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from typing import Any, Final
 
-from krm_fn.index import iter_objects
 from krm_fn.kube.api import (
     INSTANCETYPE_API_VERSION,
-    INSTANCETYPE_GROUP,
     KIND_CLUSTER_INSTANCETYPE,
     KIND_CLUSTER_PREFERENCE,
     KIND_INSTANCETYPE,
@@ -30,8 +28,7 @@ from krm_fn.kube.api import (
 )
 from krm_fn.kube.paths import Obj
 from krm_fn.kubevirt.webhooks import Problem, instancetype, preference
-from krm_fn.results import Result
-from krm_fn.validate import problems as schema_problems
+from krm_fn.kubevirt.schema.strict import problems as schema_problems
 
 WEBHOOKS: Final[dict[str, Callable[[Any], list[Problem]]]] = {
     KIND_INSTANCETYPE: instancetype.admit,
@@ -79,29 +76,3 @@ def _memoised(obj: Obj, memo: dict[Any, Any] | None) -> tuple[list[Problem], lis
         if memo is not None:
             memo[key] = found
     return found
-
-
-def describe(problem: Problem, obj: Obj) -> str:
-    """The message a user of kubectl would see for ``problem`` of ``obj``."""
-    kind = str(obj.get("kind"))
-    if problem.severity == "warning":
-        return problem.message
-    if problem.stage == "admit":
-        return (f'admission webhook "{kind.lower()}-validator.{INSTANCETYPE_GROUP}" denied the request: '
-                f'{problem.message}')
-    md = obj.get("metadata")
-    name = md.get("name") if isinstance(md, dict) else None
-    where = f"{problem.field}: " if problem.field else ""
-    return f'{kind}.{INSTANCETYPE_GROUP} "{name or ""}" is invalid: {where}{problem.message}'
-
-
-def results(objs: Iterable[Any], memo: dict[Any, Any] | None = None) -> list[Result]:
-    """A result per problem of every instancetype/preference among ``objs`` (``List`` wrappers looked into),
-    in order: ``error`` for a refused object, ``warning`` for what kubectl would warn about."""
-    out: list[Result] = []
-    for obj in iter_objects(objs):
-        if covers(obj):
-            out.extend(Result.for_object(describe(p, obj), obj, p.severity, field_path=p.field,
-                                         tags=(("stage", p.stage),))
-                       for p in admitted(obj, memo))
-    return out

@@ -11,8 +11,9 @@ import yaml
 
 from krm_fn.catalog import CatalogSpec, builtin_names, generate
 from krm_fn.kubevirt.webhooks import Problem
-from krm_fn.kubevirt.webhooks.admission import admit, admitted, covers, describe, refused, results
-from krm_fn.validate import problems as schema_problems
+from krm_fn.kubevirt.schema.strict import problems as schema_problems
+from krm_fn.kubevirt.webhooks.admission import admit, admitted, covers, refused
+from krm_fn.render.admission import describe, results
 from tests.conftest import require_shared
 
 V1BETA1 = "instancetype.kubevirt.io/v1beta1"

@@ -1,4 +1,4 @@
-"""Legacy instancetype/preference objects and flavor profiles -> v1beta1 (krm_fn.migrate.objects, .flavor)."""
+"""Legacy instancetype/preference objects and flavor profiles -> v1beta1 (krm_fn.render.migrate.objects, .flavor)."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
-from krm_fn.migrate import deprecation_infos, migrate
-from krm_fn.migrate.flavor import choose_profile, convert_flavor, profile_spec
-from krm_fn.migrate.objects import convert_object
+from krm_fn.render.migrate import deprecation_infos, migrate
+from krm_fn.render.migrate.flavor import choose_profile, convert_flavor, profile_spec
+from krm_fn.render.migrate.objects import convert_object
 
 V1B1 = "instancetype.kubevirt.io/v1beta1"
 

@@ -1,4 +1,4 @@
-"""``mode: migrate`` checks what it emits like every other mode (krm_fn.validate), and hostile metadata
+"""``mode: migrate`` checks what it emits like every other mode (krm_fn.render.output), and hostile metadata
 (``labels: 1``) on what it would rewrite is an error for that object, never a crash.
 
 Expected verdicts come from the KubeVirt OpenAPI schema (``cpu.guest`` is an integer, ``memory.guest`` a
@@ -10,7 +10,7 @@ import base64
 import json
 from typing import Any
 
-from krm_fn.migrate import migrate
+from krm_fn.render.migrate import migrate
 from krm_fn.process import process
 from tests.conftest import REPO, run_fn
 

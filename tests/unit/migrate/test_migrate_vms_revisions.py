@@ -1,4 +1,4 @@
-"""spec.flavor VMs and legacy ControllerRevisions (krm_fn.migrate.vm, .revision, the walk in __init__)."""
+"""spec.flavor VMs and legacy ControllerRevisions (krm_fn.render.migrate.vm, .revision, the walk in __init__)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from krm_fn.kube.api import LABEL_OBJECT_VERSION
-from krm_fn.migrate import migrate
+from krm_fn.render.migrate import migrate
 
 V1B1 = "instancetype.kubevirt.io/v1beta1"
 NS = "legacy"

@@ -1,16 +1,16 @@
 """Instancetype and preference objects: ``instancetype.kubevirt.io/v1alpha1|v1alpha2``, the ``spec`` form of
 ``flavor.kubevirt.io/v1alpha1`` flavors and preferences, and v1beta1 preferences with a deprecated
-``preferredCPUTopology`` value. (The ``profiles`` form of a flavor is :mod:`krm_fn.migrate.flavor`.)
+``preferredCPUTopology`` value. (The ``profiles`` form of a flavor is :mod:`krm_fn.render.migrate.flavor`.)
 
 Names, labels, annotations (path/index) and the key order are kept; the spec changes only where
-:func:`~krm_fn.migrate.common.legacy_spec` says.
+:func:`~krm_fn.render.migrate.common.legacy_spec` says.
 """
 
 from __future__ import annotations
 
 from krm_fn.kube.api import INSTANCETYPE_API_VERSION
 from krm_fn.kube.paths import Obj
-from krm_fn.migrate.common import (
+from krm_fn.render.migrate.common import (
     current_kind,
     describe,
     family_of,

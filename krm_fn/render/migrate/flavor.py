@@ -28,7 +28,7 @@ from typing import Any, Final
 
 from krm_fn.kube.api import INSTANCETYPE_API_VERSION
 from krm_fn.kube.paths import Obj
-from krm_fn.migrate.common import FLAVOR_KINDS, describe, fail, legacy_spec, warn, with_type
+from krm_fn.render.migrate.common import FLAVOR_KINDS, describe, fail, legacy_spec, warn, with_type
 from krm_fn.results import Result
 
 INSTANCETYPE_SPEC_KEYS: Final = frozenset({

@@ -39,7 +39,7 @@ from krm_fn.kube.api import (
 )
 from krm_fn.kube.paths import Obj, get
 from krm_fn.kubevirt.find import FindError, object_kind
-from krm_fn.migrate.common import FLAVOR_GROUP, current_kind, family_of, legacy_spec, target_kind
+from krm_fn.render.migrate.common import FLAVOR_GROUP, current_kind, family_of, legacy_spec, target_kind
 
 OBJECT_LABEL_PREFIX: Final = "instancetype.kubevirt.io/object-"
 SPEC_REVISION_TYPE: Final[dict[Family, str]] = {

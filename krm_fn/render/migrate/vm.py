@@ -2,7 +2,7 @@
 revisionName}``) becomes ``spec.instancetype`` with the kind renamed.
 
 ``profile`` named a profile of a ``profiles`` flavor. It is dropped when it names the profile the flavor's
-instancetype is made from (:mod:`krm_fn.migrate.flavor`); any other profile is an error, the VM unchanged.
+instancetype is made from (:mod:`krm_fn.render.migrate.flavor`); any other profile is an error, the VM unchanged.
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from typing import Final
 
 from krm_fn.kube.api import KIND_CLUSTER_INSTANCETYPE, KIND_INSTANCETYPE
 from krm_fn.kube.paths import Obj
-from krm_fn.migrate.common import KIND_CLUSTER_FLAVOR, KIND_FLAVOR, fail, warn
-from krm_fn.migrate.flavor import Choice
+from krm_fn.render.migrate.common import KIND_CLUSTER_FLAVOR, KIND_FLAVOR, fail, warn
+from krm_fn.render.migrate.flavor import Choice
 from krm_fn.results import Result
 
 # lower-cased matcher kind -> (flavor kind, instancetype kind); "" is the cluster kind in both eras

@@ -44,7 +44,7 @@ class RendererSpec:
     # the KubeVirt release the output is for (krm_fn.kubevirt_versions: the revisions' object-version, the
     # default catalog.version); unset: the table's default release
     kubevirt_version: KubevirtVersion | None = None
-    # validate every object we change or generate strictly (krm_fn.validate); a problem is an error result
+    # validate every object we change or generate strictly (krm_fn.render.output); a problem is an error result
     validate_output: bool = False
     # run the migrate step (legacy flavor/v1alpha objects and revisions -> v1beta1, docs/migrate.md) before the
     # other modes; mode: migrate runs only that step

@@ -21,19 +21,20 @@ from krm_fn.kube import kpt_annotations
 from krm_fn.kube.api import ANN_INDEX, ANN_LEGACY_INDEX, ANN_LEGACY_PATH, ANN_PATH, CLUSTER_SCOPED_KINDS, FAMILIES
 from krm_fn.kube.paths import Obj, get
 from krm_fn.kubevirt.revision import build_pinned_revision
-from krm_fn.migrate.common import (
+from krm_fn.kubevirt.schema.strict import problems
+from krm_fn.render.migrate.common import (
     FLAVOR_API_VERSION,
     FLAVOR_KINDS,
     TOPOLOGY_PATH,
     current_kind,
     deprecated_topology,
-    family_of,
     fail,
+    family_of,
     warn,
 )
-from krm_fn.migrate.flavor import Choice, choose_profile, convert_flavor, has_profiles
-from krm_fn.migrate.objects import convert_object
-from krm_fn.migrate.revision import (
+from krm_fn.render.migrate.flavor import Choice, choose_profile, convert_flavor, has_profiles
+from krm_fn.render.migrate.objects import convert_object
+from krm_fn.render.migrate.revision import (
     OBJECT_LABEL_PREFIX,
     Decoded,
     DecodeError,
@@ -44,9 +45,9 @@ from krm_fn.migrate.revision import (
     labelled_current,
     looks_like_ours,
 )
-from krm_fn.migrate.vm import convert_vm
+from krm_fn.render.migrate.vm import convert_vm
+from krm_fn.render.output import output_results
 from krm_fn.results import Result
-from krm_fn.validate import output_results, problems
 
 __all__ = ["deprecation_infos", "migrate"]
 

@@ -1,4 +1,6 @@
-"""Strict validation of the objects we emit (``spec.validateOutput``; always on in the tests).
+"""Strict validation of an object as an API server running KubeVirt stores it: the objects we emit
+(``spec.validateOutput``, :mod:`krm_fn.render.output`; always on in the tests) and the instancetypes and
+preferences a cluster is asked to store (:mod:`krm_fn.kubevirt.webhooks.admission`).
 
 What an object must satisfy to be accepted by a Kubernetes API server running KubeVirt, checked offline:
 
@@ -7,9 +9,7 @@ What an object must satisfy to be accepted by a Kubernetes API server running Ku
   range and in the bounds the CRDs add (``tools/gen_schema.py`` ``CRD_BOUNDS``), quantities parseable,
   timestamps RFC 3339. Unknown fields are errors everywhere (``metadata`` and
   ``status`` included): stricter than the API server, which prunes them.
-* **Object metadata** (apimachinery ``ValidateObjectMeta``): ``metadata.name`` a DNS-1123 subdomain
-  (<= 253), ``namespace`` a DNS-1123 label and absent on cluster-scoped kinds, label keys/values and
-  annotation keys valid, annotations <= 256 KiB.
+* **Object metadata** (apimachinery ``ValidateObjectMeta``, :func:`krm_fn.kube.meta.metadata_problems`).
 * ``apps/v1`` **ControllerRevision** (not in KubeVirt's document): a hand-written strict check; its
   ``data`` must be an ``instancetype.kubevirt.io/v1beta1`` instancetype or preference, validated as such.
 
@@ -21,10 +21,10 @@ checked (:func:`covers`).
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 from functools import cache
 from typing import Any, Final
 
+from krm_fn.errors import JSON_TYPES, type_name
 from krm_fn.kube.api import (
     CLUSTER_SCOPED_KINDS,
     CONTROLLER_REVISION_API_VERSION,
@@ -33,15 +33,11 @@ from krm_fn.kube.api import (
     KIND_VM,
     TYPE_KINDS,
     VM_API_VERSIONS,
-    WRAPPER_KINDS,
 )
-from krm_fn.errors import JSON_TYPES, type_name
+from krm_fn.kube.meta import Problem, metadata_problems
 from krm_fn.kube.paths import FieldPath, Obj, dotted
 from krm_fn.kubevirt.quantity import QuantityError, round_trip
 from krm_fn.kubevirt.schema import ARR, MAP, OBJ, QTY, Node, document, spec_schema
-from krm_fn.results import Result
-
-Problem = tuple[str, str]  # (field path, message)
 
 META_DEF: Final = "k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta"
 FIELDS_V1_DEF: Final = "k8s.io.apimachinery.pkg.apis.meta.v1.FieldsV1"  # arbitrary JSON in Kubernetes
@@ -52,13 +48,8 @@ _DEFINITIONS: Final[dict[tuple[str, str], str]] = {
 _CR_KEYS: Final = frozenset({"apiVersion", "kind", "metadata", "data", "revision"})
 
 _INT_RANGE: Final = {"int32": (-(1 << 31), (1 << 31) - 1), "int64": (-(1 << 63), (1 << 63) - 1)}
-_DNS_LABEL: Final = r"[a-z0-9](?:[-a-z0-9]*[a-z0-9])?"
-_SUBDOMAIN_RE: Final = re.compile(rf"{_DNS_LABEL}(?:\.{_DNS_LABEL})*")
-_LABEL_RE: Final = re.compile(_DNS_LABEL)
-_QUALIFIED_NAME_RE: Final = re.compile(r"(?:[A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]")
 _DATE_TIME_RE: Final = re.compile(
     r"\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:[Zz]|[+-]\d{2}:\d{2})")
-_MAX_ANNOTATIONS_SIZE: Final = 256 * 1024
 
 
 def covers(obj: Any) -> bool:
@@ -91,30 +82,6 @@ def problems(obj: Any) -> list[Problem]:
         out.append(("metadata", "required field is missing"))
     metadata_problems(obj.get("metadata"), str(kind) in CLUSTER_SCOPED_KINDS, ("metadata",), out)
     return out
-
-
-def output_results(before: Sequence[Any], after: Sequence[Any]) -> list[Result]:
-    """``error`` results for every object of ``after`` that is not the identical object of ``before`` (we
-    generated or changed it) and is not valid. ``List`` wrappers are looked into."""
-    unchanged = {id(o) for o in before}
-    results: list[Result] = []
-    for obj in after:
-        if id(obj) not in unchanged:
-            _check_emitted(obj, unchanged, results)
-    return results
-
-
-def _check_emitted(obj: Any, unchanged: set[int], results: list[Result]) -> None:
-    if isinstance(obj, dict) and obj.get("kind") in WRAPPER_KINDS and isinstance(obj.get("items"), list):
-        for item in obj["items"]:
-            if id(item) not in unchanged:
-                _check_emitted(item, unchanged, results)
-        return
-    if not covers(obj):
-        return  # not a kind we emit
-    for path, message in problems(obj):
-        results.append(Result.for_object(f"output is not a valid {obj.get('kind')}: {message}", obj,
-                                         field_path=path or None, tags=(("stage", "output"),)))
 
 
 # --- schema walk ---------------------------------------------------------------------------------
@@ -227,57 +194,3 @@ def _controller_revision(obj: Obj, out: list[Problem]) -> None:
         out.append(("data.kind", f"must be one of {sorted(TYPE_KINDS)}, got {data_kind!r}"))
         return
     _walk(data, spec_schema().definition(f"v1beta1.{data_kind}"), ("data",), out)
-
-
-# --- object metadata (apimachinery ValidateObjectMeta) --------------------------------------------------
-def is_dns_subdomain(value: str) -> bool:
-    return len(value) <= 253 and _SUBDOMAIN_RE.fullmatch(value) is not None
-
-
-def _qualified_name_problem(key: str) -> str | None:
-    """apimachinery ``IsQualifiedName``: ``[prefix/]name``, prefix a DNS subdomain, name <= 63."""
-    prefix, slash, name = key.rpartition("/")
-    if slash and (not prefix or not is_dns_subdomain(prefix)):
-        return "prefix must be a DNS-1123 subdomain (lowercase alphanumerics, '-' and '.')"
-    if not name or len(name) > 63 or _QUALIFIED_NAME_RE.fullmatch(name) is None:
-        return ("name part must be at most 63 alphanumerics, '-', '_' or '.', "
-                "starting and ending with an alphanumeric")
-    return None
-
-
-def metadata_problems(meta: Any, cluster_scoped: bool, path: FieldPath, out: list[Problem]) -> None:
-    if not isinstance(meta, dict):
-        return  # missing or of a wrong type: reported already
-    name = meta.get("name")
-    if not name:
-        out.append((dotted(path + ("name",)), "required field is missing"))
-    elif isinstance(name, str) and not is_dns_subdomain(name):
-        out.append((dotted(path + ("name",)),
-                    f"{name!r} is not a DNS-1123 subdomain (at most 253 lowercase alphanumerics, '-' and '.', "
-                    "starting and ending with an alphanumeric)"))
-    namespace = meta.get("namespace")
-    if namespace and isinstance(namespace, str):
-        if cluster_scoped:
-            out.append((dotted(path + ("namespace",)), "not allowed on a cluster-scoped kind"))
-        elif len(namespace) > 63 or _LABEL_RE.fullmatch(namespace) is None:
-            out.append((dotted(path + ("namespace",)), f"{namespace!r} is not a DNS-1123 label"))
-    labels = meta.get("labels")
-    if isinstance(labels, dict):
-        for key, value in labels.items():
-            problem = _qualified_name_problem(key)
-            if problem:
-                out.append((dotted(path + ("labels", key)), f"invalid label key: {problem}"))
-            if isinstance(value, str) and value and (len(value) > 63 or _QUALIFIED_NAME_RE.fullmatch(value) is None):
-                out.append((dotted(path + ("labels", key)),
-                            f"invalid label value {value!r}: at most 63 alphanumerics, '-', '_' or '.', "
-                            "starting and ending with an alphanumeric"))
-    annotations = meta.get("annotations")
-    if isinstance(annotations, dict):
-        size = 0
-        for key, value in annotations.items():
-            problem = _qualified_name_problem(key.lower())
-            if problem:
-                out.append((dotted(path + ("annotations", key)), f"invalid annotation key: {problem}"))
-            size += len(key) + (len(value) if isinstance(value, str) else 0)
-        if size > _MAX_ANNOTATIONS_SIZE:
-            out.append((dotted(path + ("annotations",)), f"annotations are {size} bytes, more than 256 KiB"))

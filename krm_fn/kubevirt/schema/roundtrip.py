@@ -1,0 +1,226 @@
+"""A Go round trip of a KubeVirt object (``json.Unmarshal`` into the typed struct, then ``json.Marshal``):
+unknown fields vanish, ``omitempty`` zero values are dropped, non-pointer structs appear as ``{}``, quantities
+come out canonical. Compiled per schema node into closures on first use.
+
+Upstream: ``encoding/json`` over ``kubevirt.io/api`` types.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from itertools import islice
+from typing import Any, Final
+
+from krm_fn.kube.paths import copy_json
+from krm_fn.kubevirt.quantity import is_canonical_text, round_trip
+from krm_fn.kubevirt.schema import ARR, MAP, OBJ, QTY, SCALAR, Encode, Node, compiled, open_schema
+
+_ZERO: Final[dict[str, Any]] = {"string": "", "integer": 0, "number": 0, "boolean": False}
+
+
+# --- Go round trip: compiled into closures, one per node, sharing what it leaves unchanged -------------
+def _zero_of(node: Node) -> Any:
+    """The zero value Go writes for a must-emit scalar, array or map field (objects: :func:`_zero_factory`)."""
+    if node.kind == QTY:
+        return "0"
+    for t in node.types:
+        if t in _ZERO:
+            return _ZERO[t]
+    return None
+
+
+def _encoder(node: Node) -> Encode:
+    """The Go round trip of a value of type ``node`` (``json.Unmarshal`` into the typed struct, then
+    ``json.Marshal``) as a closure, compiled once per node. It returns ``value`` itself (and keeps unchanged
+    containers inside a new one) where the round trip changes nothing."""
+    enc: Encode = compiled(node, "enc", _compile_encoder)
+    return enc
+
+
+# a property the round trip drops; a scalar property it keeps as is
+_DROP: Final = object()
+
+
+def _keep(value: Any) -> Any:
+    return value
+
+
+def _omit_empty(value: Any) -> Any:
+    return value if value else _DROP
+
+
+def _omit_empty_int(value: Any) -> Any:
+    if not value:
+        return _DROP
+    return int(value) if type(value) is float and value.is_integer() else value
+
+
+def _keep_int(value: Any) -> Any:
+    return int(value) if type(value) is float and value.is_integer() else value
+
+
+def _omit_empty_nested(enc: Encode) -> Encode:
+    def encode_or_drop(value: Any) -> Any:
+        ev = enc(value)
+        return ev if ev else _DROP
+    return encode_or_drop
+
+
+def _const(value: Any) -> Callable[[], Any]:
+    return lambda: value
+
+
+def _zero_factory(node: Node) -> Callable[[], Any]:
+    """:func:`_zero_of` for ``node``: a new ``{}``-encoded object each call, else a constant."""
+    if node.kind == OBJ:
+        enc_obj = _encoder(node)
+        return lambda: enc_obj({})
+    return _const(_zero_of(node))
+
+
+def _same(value: Any) -> Any:
+    return value
+
+
+def _encode_quantity(value: Any) -> Any:
+    return value if type(value) is str and is_canonical_text(value) else round_trip(value)
+
+
+def _to_int(value: Any) -> Any:
+    return int(value) if isinstance(value, float) and value.is_integer() else value
+
+
+def _compile_encoder(node: Node) -> Encode:
+    kind = node.kind
+    if kind == OBJ:
+        return _compile_obj_encoder(node)
+    if kind == ARR or kind == MAP:
+        child = node.items if kind == ARR else node.values
+        assert child is not None
+        return (_compile_arr_encoder if kind == ARR else _compile_map_encoder)(child)
+    if kind == QTY:
+        return _encode_quantity
+    if kind == SCALAR and "integer" in node.types:
+        return _to_int
+    return _same
+
+
+def _compile_arr_encoder(child: Node) -> Encode:
+    zero = _zero_factory(child)
+    sub = _encoder(child)
+
+    def enc_arr(value: Any) -> Any:
+        if not isinstance(value, list):
+            return value
+        if sub is _same and None not in value:
+            return value
+        for i, v in enumerate(value):
+            ev = sub(v) if v is not None else zero()
+            if ev is not v:
+                out = value[:i]
+                out.append(ev)
+                out.extend(sub(w) if w is not None else zero() for w in value[i + 1:])
+                return out
+        return value
+    return enc_arr
+
+
+def _compile_map_encoder(child: Node) -> Encode:
+    zero = _zero_factory(child)
+    sub = _encoder(child)
+
+    def enc_map(value: Any) -> Any:
+        if not isinstance(value, dict):
+            return value
+        if sub is _same and None not in value.values():
+            return value
+        out = {k: (sub(v) if v is not None else zero()) for k, v in value.items()}
+        return value if all(a is b for a, b in zip(out.values(), value.values())) else out
+    return enc_map
+
+
+def _compile_obj_encoder(node: Node) -> Encode:
+    # property -> how its (non-null) value is written: the value, or _DROP (an unknown field, an omitted
+    # empty value)
+    props: dict[str, Encode] = {}
+    for key, (child, code) in node.props.items():
+        if child.kind == SCALAR:
+            integer = "integer" in child.types
+            if code == "o":
+                props[key] = _omit_empty_int if integer else _omit_empty
+            else:
+                props[key] = _keep_int if integer else _keep
+        elif code == "p" and child.kind in (ARR, MAP):
+            props[key] = _omit_empty_nested(_encoder(child))
+        else:
+            props[key] = _encoder(child)
+    must: list[tuple[str, Callable[[], Any]]] = []
+    for key, code, child in node.must:
+        if code == "s" or code == "r":
+            must.append((key, _zero_factory(child)))
+        else:
+            must.append((key, _const("0" if code == "q" else None)))
+    get_prop = props.get
+    must_keys = tuple(key for key, _ in must)
+
+    def enc_obj(value: Any) -> Any:
+        if not isinstance(value, dict):
+            return value
+        items = iter(value.items())
+        kept = 0
+        # the unchanged head, as fast as possible (most of a VM comes through unchanged)
+        for key, sub in items:
+            f = get_prop(key)
+            if f is _keep:
+                if sub is not None:
+                    kept += 1
+                    continue
+                ev = _DROP
+            elif f is None or sub is None:
+                ev = _DROP  # unknown field (Go drops it) / null (must-emit fields are handled below)
+            else:
+                ev = f(sub)
+                if ev is sub:
+                    kept += 1
+                    continue
+            break
+        else:
+            for key in must_keys:
+                if key not in value:
+                    break
+            else:
+                return value
+            out = dict(value)
+            for key, zero_of in must:
+                if key not in out:
+                    out[key] = zero_of()
+            return out
+        # the first difference: a new dict from the head, then the rest
+        out = dict(islice(value.items(), kept))
+        if ev is not _DROP:
+            out[key] = ev
+        for key, sub in items:
+            f = get_prop(key)
+            if f is None or sub is None:
+                continue
+            ev = f(sub)
+            if ev is not _DROP:
+                out[key] = ev
+        for key, zero_of in must:
+            if key not in out:
+                out[key] = zero_of()
+        return out
+    return enc_obj
+
+
+def encode_shared(obj: dict[str, Any], definition: str) -> dict[str, Any]:
+    """:func:`encode_object` that keeps every container of ``obj`` the round trip leaves unchanged (``obj``
+    itself when nothing changes): the result shares data with ``obj``, so neither may be mutated later."""
+    out: dict[str, Any] = _encoder(open_schema().definition(definition))(obj)
+    return out
+
+
+def encode_object(obj: dict[str, Any], definition: str) -> dict[str, Any]:
+    """Go round trip of a whole object of the given definition (``v1.VirtualMachine``, ...); new containers."""
+    out: dict[str, Any] = copy_json(encode_shared(obj, definition))
+    return out

@@ -1,0 +1,35 @@
+"""Output checks (``spec.validateOutput``; always on in the tests): every object a run generated or changed,
+validated as the API server would store it (:mod:`krm_fn.kubevirt.schema.strict`), as ``error`` results."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from krm_fn.kube.api import WRAPPER_KINDS
+from krm_fn.kubevirt.schema.strict import covers, problems
+from krm_fn.results import Result
+
+
+def output_results(before: Sequence[Any], after: Sequence[Any]) -> list[Result]:
+    """``error`` results for every object of ``after`` that is not the identical object of ``before`` (we
+    generated or changed it) and is not valid. ``List`` wrappers are looked into."""
+    unchanged = {id(o) for o in before}
+    results: list[Result] = []
+    for obj in after:
+        if id(obj) not in unchanged:
+            _check_emitted(obj, unchanged, results)
+    return results
+
+
+def _check_emitted(obj: Any, unchanged: set[int], results: list[Result]) -> None:
+    if isinstance(obj, dict) and obj.get("kind") in WRAPPER_KINDS and isinstance(obj.get("items"), list):
+        for item in obj["items"]:
+            if id(item) not in unchanged:
+                _check_emitted(item, unchanged, results)
+        return
+    if not covers(obj):
+        return  # not a kind we emit
+    for path, message in problems(obj):
+        results.append(Result.for_object(f"output is not a valid {obj.get('kind')}: {message}", obj,
+                                         field_path=path or None, tags=(("stage", "output"),)))
