@@ -32,12 +32,12 @@ class ItemRenderer:
         self.index = index
         self.pinning = Pinning(spec.revisions, spec.kubevirt_version, index, items)
 
-    def render(self, item: Any) -> Rendered[Any]:
-        done: Rendered[Any] = Rendered(item, [], [])
+    def render(self, item: Obj) -> Rendered[Obj]:
+        done: Rendered[Obj] = Rendered(item, [], [])
         done.item = self.item(item, done)
         return done
 
-    def item(self, item: Any, done: Rendered[Any]) -> Any:
+    def item(self, item: Any, done: Rendered[Obj]) -> Any:
         if is_vm(item):
             return self.vm(item, done)
         wave = self.spec.revisions.sync_wave
@@ -50,7 +50,7 @@ class ItemRenderer:
             return {**item, "items": inner}
         return item
 
-    def vm(self, vm: Obj, done: Rendered[Any]) -> Obj:
+    def vm(self, vm: Obj, done: Rendered[Obj]) -> Obj:
         problem = self.input_problem(vm)
         if problem is not None:
             done.results.append(Result.for_object(problem[1], vm, field_path=problem[0],
@@ -106,7 +106,7 @@ class ItemRenderer:
                                           f"{describe(causes[0], obj)}{more}")
         return None
 
-    def _vm(self, vm: Obj, done: Rendered[Any]) -> Obj:
+    def _vm(self, vm: Obj, done: Rendered[Obj]) -> Obj:
         mode = self.spec.mode
         checked = vm
         if mode == "revisions" and self.spec.revisions.repin:

@@ -64,6 +64,9 @@ CASES = [
      r"series\.cx\.traits: must be a list, got string"),
     ("wrong type: unquoted label value", "sizes:\n", "labels: {example.com/team: true}\nsizes:\n",
      r'labels\["example\.com/team"\]: must be a string, got boolean \(quote it\)'),
+    # apimachinery's IsQualifiedName: a prefix, when there is a '/', must not be empty (krm_fn/kube/meta.py)
+    ("label key with an empty prefix", "sizes:\n", "labels: {/team: a}\nsizes:\n",
+     r"labels: '/team' is not a valid label key"),
     ("wrong type: series is a list", "series:\n  cx:\n    version: 1\n    sizes: [small, large]\n",
      "series: [cx]\n", r"series: must be a mapping of series names to series definitions, got list"),
     ("duplicate series", "components:\n", "  cx:\n    sizes: [small]\ncomponents:\n",
