@@ -26,7 +26,8 @@ if TYPE_CHECKING:  # imported lazily at run time (start-up time)
     from krm_fn.io.inputs import Source
     from krm_fn.io.resourcelist import OutItem, Prewritten
     from krm_fn.io.split import Child
-    from krm_fn.render import Rendered, Rendering
+    from krm_fn.render.rendered import Rendered
+    from krm_fn.render.rendering import Rendering
 
 
 class Options(NamedTuple):
@@ -150,7 +151,7 @@ class Halves:
     The child is forked *before* parsing (so neither process pays copy-on-write faults on the other's data)
     and runs the same ``parse`` and :func:`run`: it reaches :meth:`render` exactly when this process does,
     renders the odd blocks, writes their entries, and sends back texts, results and the revisions they need.
-    Rendering an item does not depend on the others (``krm_fn.render.Rendering``), so its outcomes are the ones
+    Rendering an item does not depend on the others (``krm_fn.render.rendering.Rendering``), so its outcomes are the ones
     this process would get; if the child fails in any way, this process renders its blocks too. When the run
     does not reach :meth:`render` (another kind of config, a short list, ``validateOutput``), the child sends
     nothing and this process does everything, as without it.
@@ -195,7 +196,7 @@ class Halves:
         data = self._child.result()
         if data:
             from krm_fn.io.resourcelist import Prewritten
-            from krm_fn.render import Rendered
+            from krm_fn.render.rendered import Rendered
 
             # our own child's bytes, through a private pipe
             sent = [Rendered(Prewritten(text), results, revisions)
@@ -210,7 +211,7 @@ class Halves:
     def _rendered(self, rl: ResourceList, rendering: Rendering, indexes: list[int]) -> list[Rendered[Prewritten]]:
         """The items of ``indexes`` rendered and written (``Prewritten``; "" when nothing is written)."""
         from krm_fn.io.resourcelist import Prewritten
-        from krm_fn.render import Rendered
+        from krm_fn.render.rendered import Rendered
 
         done = [rendering.item(i) for i in indexes]
         if rendering.spec.mode == "validate":  # the output is the input: nothing to write
@@ -415,7 +416,7 @@ def _render(rl: ResourceList, config: Config, options: Options,
             halves: Halves | None = None) -> tuple[Sequence[OutItem], list[Result]]:
     if not rl.items:  # nothing to render: the engine is not even imported (start-up time)
         return rl.items, []
-    from krm_fn.render import Rendering
+    from krm_fn.render.rendering import Rendering
 
     spec = config.spec
     if options.validate_only and getattr(spec, "mode", None) != "validate":

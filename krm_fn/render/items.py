@@ -25,7 +25,7 @@ from krm_fn.results import Result
 
 
 class ItemRenderer:
-    """What the mode makes of one item; independent of the other items (``krm_fn.render.Rendering``)."""
+    """What the mode makes of one item; independent of the other items (``krm_fn.render.rendering.Rendering``)."""
 
     def __init__(self, spec: RendererSpec, index: Index, items: Sequence[Any]) -> None:
         self.spec = spec

@@ -1,4 +1,4 @@
-"""One input item as the renderer left it (:meth:`krm_fn.render.Rendering.item`)."""
+"""One input item as the renderer left it (:meth:`krm_fn.render.rendering.Rendering.item`)."""
 
 from __future__ import annotations
 

@@ -27,7 +27,7 @@ from hypothesis import strategies as st
 
 from krm_fn.io.resourcelist import dump_resource_list, parse_resource_list
 from krm_fn.process import process
-from krm_fn.render import is_vm
+from krm_fn.index import is_vm
 from krm_fn.kubevirt.schema.strict import covers
 from tests.conftest import REPO
 from tests.reliability.strategies import SEEDS, TRICKY_VALUES, Draw, item_lists, unowned_lists

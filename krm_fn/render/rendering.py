@@ -1,0 +1,91 @@
+"""The renderer's phases (:class:`Rendering`) and :func:`render`, all of them in one process."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import TypeVar
+
+from krm_fn.index import Index
+from krm_fn.kube.api import CLUSTER_SCOPED_KINDS, TYPE_KINDS
+from krm_fn.kube.paths import Obj
+from krm_fn.render.admission import results as admission_results
+from krm_fn.render.items import ItemRenderer
+from krm_fn.render.rendered import Rendered
+from krm_fn.render.scope import clear_cluster_namespaces
+from krm_fn.render.spec import RendererSpec
+from krm_fn.results import Result, not_yet_said
+
+T = TypeVar("T")
+
+
+def _served(catalog_objects: Callable[[], Sequence[Obj]], scope: str) -> Callable[[], Sequence[Obj]]:
+    """The catalog objects the renderer takes the cluster to have: the kinds of ``spec.catalog.scope`` (by
+    default only the cluster-scoped ones, which is what virt-operator deploys)."""
+    kinds = {"Cluster": CLUSTER_SCOPED_KINDS, "Namespaced": TYPE_KINDS - CLUSTER_SCOPED_KINDS}.get(scope, TYPE_KINDS)
+    return lambda: [o for o in catalog_objects() if isinstance(o, dict) and o.get("kind") in kinds]
+
+
+class Rendering:
+    """:func:`render` in phases, so that items can be rendered by two processes (``krm_fn.process``):
+    :meth:`item` for each input item (independent of the others), then :meth:`finish` with every item's
+    :class:`Rendered` in input order (what depends on the order: generated revisions, their files and indexes,
+    results). ``per_item`` is False in ``migrate`` mode, which rewrites the list as a whole."""
+
+    def __init__(self, items: list[Obj], spec: RendererSpec, catalog_objects: Callable[[], Sequence[Obj]]) -> None:
+        from krm_fn.render.migrate import deprecation_infos, migrate
+
+        self.spec = spec
+        self.source = items
+        if spec.mode == "migrate" or spec.migrate:
+            self.items, self.results = migrate(items, shared_revisions=spec.revisions.scope == "shared")
+        else:
+            self.items, self.results = items, deprecation_infos(items)
+        # cluster-scoped objects stamped with a namespace: stored without it (krm_fn.render.scope)
+        self.items, cleared = clear_cluster_namespaces(self.items, written=spec.mode != "validate")
+        self.results += cleared
+        self.renderer = ItemRenderer(spec, Index(self.items, _served(catalog_objects, spec.catalog.scope)),
+                                     self.items) if spec.mode != "migrate" else None
+        self.per_item = self.renderer is not None
+        # every instancetype/preference among the items, as the cluster would admit it (errors, warnings)
+        admitted = admission_results(self.items, self.renderer.index.memo if self.renderer else None)
+        # one problem, one result: where migrate's own output check and admission agree, admission's words stay
+        self.results = not_yet_said(admitted, self.results) + admitted
+
+    def item(self, i: int) -> Rendered[Obj]:
+        assert self.renderer is not None, "migrate mode has no per-item phase"
+        return self.renderer.render(self.items[i])
+
+    def every_item(self) -> list[Rendered[Obj]]:
+        """Every item rendered here, in order (none in migrate mode)."""
+        return [self.item(i) for i in range(len(self.items))] if self.per_item else []
+
+    def finish(self, rendered: Sequence[Rendered[T]]) -> tuple[list[T | Obj], list[Result]]:
+        """The output items (each item as rendered, then the generated revisions) and every result."""
+        results = list(self.results)
+        out: list[T | Obj]
+        if self.renderer is None:  # migrate mode
+            out = list(self.items)
+        else:
+            pinning = self.renderer.pinning
+            for done in rendered:
+                results += done.results
+                for cr, vm_path in done.revisions:
+                    pinning.commit(cr, vm_path)
+            out = [done.item for done in rendered]
+            out += pinning.generated
+            if self.spec.mode == "validate":
+                out = list(self.source)  # validate changes nothing; migrate's results say what it would rewrite
+        if self.spec.validate_output:
+            from krm_fn.render.output import output_results
+
+            # against self.items: what migrate emitted it has validated already (krm_fn.render.migrate)
+            return out, results + not_yet_said(results, output_results(self.items, out))
+        return out, results
+
+
+def render(items: list[Obj], spec: RendererSpec,
+           catalog_objects: Callable[[], Sequence[Obj]]) -> tuple[list[Obj], list[Result]]:
+    """Process every VirtualMachine in ``items`` (input order), in this process; other items pass through
+    untouched."""
+    rendering = Rendering(items, spec, catalog_objects)
+    return rendering.finish(rendering.every_item())
