@@ -5,6 +5,8 @@ renderer's modes."""
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -49,3 +51,19 @@ def test_a_layer_imports_only_what_lies_below_it(part: str) -> None:
 
 def test_the_check_sees_imports() -> None:
     assert _imported(PACKAGE / "render" / "items.py") >= {"kubevirt", "kube", "results", "render", "index"}
+
+
+@pytest.mark.parametrize("data", [
+    "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems: []\n",
+    "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems: []\nfunctionConfig:\n"
+    "  apiVersion: kubevirt-krm.dev/v1alpha1\n  kind: InstancetypeCatalog\n  metadata: {name: c}\n",
+], ids=["empty list", "generator"])
+def test_a_run_without_vms_does_not_import_the_engine(data: str) -> None:
+    """Start-up time: the engine (``kubevirt/``, the renderer's phases) is imported only when there are items
+    to render. A package's __init__ runs before any of its modules, so it must stay empty of imports."""
+    code = ("import sys; from krm_fn.process import process; "
+            f"out = process({data.encode()!r}); "
+            "print(out.exit_code, sorted(m for m in sys.modules if m.startswith(('krm_fn.kubevirt.', 'krm_fn.render.'))"
+            " and m not in ('krm_fn.render.spec', 'krm_fn.kubevirt.cluster')))")
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=REPO)
+    assert run.stdout.strip() == "0 []", run.stdout + run.stderr
