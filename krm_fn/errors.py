@@ -41,7 +41,8 @@ def shown(value: object, limit: int = 80) -> str:
 
 
 # what a value is, in the words of the messages that say what it should be: YAML's for the catalog, JSON
-# schema's for what we write (``kubevirt/schema/strict.py``), and YAML's with every number a "number" for the functionConfig
+# schema's for what we write (``kubevirt/schema/strict.py``), and YAML's with every number a "number" for the
+# functionConfig
 YAML_TYPES: Final[Mapping[type, str]] = {bool: "boolean", int: "integer", float: "number", str: "string",
                                          list: "list", dict: "mapping"}
 JSON_TYPES: Final[Mapping[type, str]] = {dict: "object", list: "array", str: "string", bool: "boolean",

@@ -148,13 +148,13 @@ SPLIT_MIN_ITEMS = 1000
 class Halves:
     """Render a long list on two processes, each rendering and writing every other block of items.
 
-    The child is forked *before* parsing (so neither process pays copy-on-write faults on the other's data)
-    and runs the same ``parse`` and :func:`run`: it reaches :meth:`render` exactly when this process does,
-    renders the odd blocks, writes their entries, and sends back texts, results and the revisions they need.
-    Rendering an item does not depend on the others (``krm_fn.render.rendering.Rendering``), so its outcomes are the ones
-    this process would get; if the child fails in any way, this process renders its blocks too. When the run
-    does not reach :meth:`render` (another kind of config, a short list, ``validateOutput``), the child sends
-    nothing and this process does everything, as without it.
+    The child is forked *before* parsing (so neither process pays copy-on-write faults on the other's data) and runs
+    the same ``parse`` and :func:`run`: it reaches :meth:`render` exactly when this process does, renders the odd
+    blocks, writes their entries, and sends back texts, results and the revisions they need. Rendering an item does
+    not depend on the others (``krm_fn.render.rendering.Rendering``), so what it renders is what this process would;
+    if the child fails in any way, this process renders its blocks too. When the run does not reach :meth:`render`
+    (another kind of config, a short list, ``validateOutput``), the child sends nothing and this process does
+    everything, as without it.
     """
 
     def __init__(self, child: Child | None, parse: Callable[[], ResourceList], options: Options,

@@ -1,6 +1,6 @@
 """apimachinery's rules for names and object metadata (``validation.ValidateObjectMeta``,
 ``util/validation``): the one place they are written, for what we emit (:mod:`krm_fn.kubevirt.schema.strict`),
-the VMs we are given (:mod:`krm_fn.render`) and the catalog's values (:mod:`krm_fn.catalog.check`)."""
+the VMs we are given (:mod:`krm_fn.render.items`) and the catalog's values (:mod:`krm_fn.catalog.check`)."""
 
 from __future__ import annotations
 

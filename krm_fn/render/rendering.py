@@ -45,11 +45,14 @@ class Rendering:
         self.results += cleared
         self.renderer = ItemRenderer(spec, Index(self.items, _served(catalog_objects, spec.catalog.scope)),
                                      self.items) if spec.mode != "migrate" else None
-        self.per_item = self.renderer is not None
         # every instancetype/preference among the items, as the cluster would admit it (errors, warnings)
         admitted = admission_results(self.items, self.renderer.index.memo if self.renderer else None)
         # one problem, one result: where migrate's own output check and admission agree, admission's words stay
         self.results = not_yet_said(admitted, self.results) + admitted
+
+    @property
+    def per_item(self) -> bool:
+        return self.renderer is not None
 
     def item(self, i: int) -> Rendered[Obj]:
         assert self.renderer is not None, "migrate mode has no per-item phase"
