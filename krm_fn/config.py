@@ -27,6 +27,7 @@ from krm_fn.kubevirt.cluster import ClusterConfig
 from krm_fn.errors import CONFIG_TYPES, ConfigError, shown, type_name
 from krm_fn.kube import kpt_annotations
 from krm_fn.kube.api import FN_API_VERSION, FN_GROUP, KIND_CATALOG, KIND_RENDERER
+from krm_fn.kube.identity import group_of
 from krm_fn.kube.paths import Obj
 
 Problems = list[tuple[str, str]]
@@ -61,7 +62,7 @@ def load(fn_config: Obj | None, *, force_kind: str | None = None) -> Config:
     kind = fn_config.get("kind")
     if kind == "ConfigMap" and api_version in ("v1", None):
         return _from_configmap(fn_config, force_kind)
-    if not isinstance(api_version, str) or api_version.split("/")[0] != FN_GROUP:
+    if not isinstance(api_version, str) or group_of(api_version) != FN_GROUP:
         raise ConfigError([("apiVersion", f"functionConfig {shown(api_version)}/{shown(kind)} is not supported; use "
                                           f"{FN_API_VERSION} {KIND_CATALOG} or {KIND_RENDERER}, or a ConfigMap")])
     if api_version != FN_API_VERSION:

@@ -25,12 +25,11 @@ from krm_fn.kube.api import (
     VM_API_VERSIONS,
     WRAPPER_KINDS,
 )
-from krm_fn.kube.paths import Obj
+from krm_fn.kube.identity import DEFAULT_NAMESPACE, group_of, name_of, namespace_of, own_namespace
+from krm_fn.kube.paths import Obj, iter_objects
 
 __all__ = ["ANY_NAMESPACE", "DEFAULT_NAMESPACE", "WRAPPER_KINDS", "Index", "is_vm", "iter_objects", "name_of",
            "namespace_of"]
-
-DEFAULT_NAMESPACE: Final = "default"
 
 # kind -> API group the object must belong to ("" = core)
 INDEXED_KINDS: Final[dict[str, str]] = {
@@ -46,41 +45,8 @@ Key = tuple[str, str, str]
 _T = TypeVar("_T")
 
 
-def namespace_of(obj: Obj) -> str:
-    """The namespace ``obj`` lands in: its own, or ``default`` (kubectl, kustomize's resource ids)."""
-    return _namespace(obj) or DEFAULT_NAMESPACE
-
-
-def _namespace(obj: Obj) -> str:
-    md = obj.get("metadata")
-    ns = md.get("namespace") if isinstance(md, dict) else None
-    return str(ns) if ns else ""
-
-
-def name_of(obj: Obj) -> str:
-    md = obj.get("metadata")
-    name = md.get("name") if isinstance(md, dict) else None
-    return str(name) if name is not None else ""
-
-
-def _group(api_version: Any) -> str:
-    text = str(api_version or "")
-    return text.rsplit("/", 1)[0] if "/" in text else ""
-
-
 def is_vm(obj: Any) -> bool:
     return isinstance(obj, dict) and obj.get("kind") == KIND_VM and obj.get("apiVersion") in VM_API_VERSIONS
-
-
-def iter_objects(items: Iterable[Any]) -> Iterable[Obj]:
-    """Items with ``List``/``ResourceList`` wrappers flattened (recursively)."""
-    for item in items:
-        if not isinstance(item, dict):
-            continue
-        if item.get("kind") in WRAPPER_KINDS and isinstance(item.get("items"), list):
-            yield from iter_objects(item["items"])
-        else:
-            yield item
 
 
 ANY_NAMESPACE: Final = "*"  # not a namespace name: the catalog's namespaced objects without one are in every namespace
@@ -110,9 +76,9 @@ class Index:
             if not isinstance(kind, str) or kind == KIND_VM:
                 continue
             group = INDEXED_KINDS.get(kind)
-            if group is None or _group(obj.get("apiVersion")) != group:
+            if group is None or group_of(obj.get("apiVersion")) != group:
                 continue
-            ns = "" if kind in CLUSTER_SCOPED_KINDS else _namespace(obj) or self._unplaced
+            ns = "" if kind in CLUSTER_SCOPED_KINDS else own_namespace(obj) or self._unplaced
             table.setdefault((kind, ns, name_of(obj)), obj)
 
     def get(self, kind: str, namespace: str, name: str, *, fallback: bool = False) -> Obj | None:

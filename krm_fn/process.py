@@ -19,7 +19,8 @@ from krm_fn.errors import ConfigError, FnError, InputError, shown
 from krm_fn.io.resourcelist import ResourceList, dump_resource_list, parse_resource_list
 from krm_fn.kube import kpt_annotations
 from krm_fn.kube.api import ANN_PACKAGE_PATH, KIND_CATALOG
-from krm_fn.kube.paths import FieldPath, Obj, dotted
+from krm_fn.kube.identity import object_id
+from krm_fn.kube.paths import FieldPath, Obj, dotted, iter_objects
 from krm_fn.results import FileRef, ResourceRef, Result, exit_code, not_yet_said
 
 if TYPE_CHECKING:  # imported lazily at run time (start-up time)
@@ -83,7 +84,7 @@ def process_stream(config: Source, sources: Sequence[Source], options: Options |
     if len(docs) != 1 or not isinstance(docs[0], dict):
         raise InputError(f"{config.name}: the config file must hold exactly one object, found {len(docs)} documents")
     fn_config = docs[0]
-    config_id = stream.object_id(fn_config) if fn_config.get("metadata") else None
+    config_id = object_id(fn_config) if fn_config.get("metadata") else None
 
     def parse() -> ResourceList:
         rl = parse_sources(sources, stream.is_build_file, opts.fast_yaml)
@@ -275,7 +276,7 @@ def annotation_results(items: list[Any]) -> list[Result]:
     """An error result for each item whose path/index annotations kpt could not read (``krm_fn.kube.
     kpt_annotations``): checked here, once, before anything reads them."""
     results: list[Result] = []
-    for obj in kpt_annotations.objects(items):
+    for obj in iter_objects(items):
         for path, message in kpt_annotations.problems(obj):
             results.append(Result.for_object(f"{path}: {message}", obj, field_path=path, tags=(("stage", "input"),)))
     return results
@@ -339,8 +340,8 @@ def _generate(rl: ResourceList, config: Config, options: Options) -> tuple[list[
     if config.spec.path is not None or config.spec.parameters:
         from krm_fn.render.admission import results as admission_results
 
-        keys = {object_key(obj) for obj in generated}
-        results = admission_results(item for item in items if object_key(item) in keys)
+        keys = {object_id(obj) for obj in generated}
+        results = admission_results(item for item in items if object_id(item) in keys)
     if not config.spec.validate_output:
         return items, results
     from krm_fn.render.output import output_results
@@ -353,12 +354,6 @@ def _config_dir(fn_config: Obj | None) -> str:
     return posixpath.dirname(path) if path else ""
 
 
-def object_key(obj: Obj) -> tuple[str, str, str, str]:
-    md = obj.get("metadata") or {}
-    return (str(obj.get("apiVersion", "")), str(obj.get("kind", "")), str(md.get("namespace") or ""),
-            str(md.get("name", "")))
-
-
 def default_file(obj: Obj, directory: str) -> str:
     """Where kpt should write a generated object: one file per kind next to the config."""
     name = f"{str(obj.get('kind', 'object')).lower()}s.yaml"
@@ -367,14 +362,14 @@ def default_file(obj: Obj, directory: str) -> str:
 
 def upsert(items: list[Obj], generated: Sequence[Obj], directory: str,
            file_for: Callable[[Obj, str], str] = default_file) -> list[Obj]:
-    """Replace items with the same apiVersion/kind/namespace/name in place (keeping their annotations),
+    """Replace items with the same id (:func:`krm_fn.kube.identity.object_id`) in place (keeping their annotations),
     append the others with path/index annotations. An existing item whose content is already what we
     generate stays the very same object, so it is written back byte-for-byte."""
-    position = {object_key(it): i for i, it in enumerate(items)}
+    position = {object_id(it): i for i, it in enumerate(items)}
     out = list(items)
     files = kpt_annotations.IndexAllocator(items)
     for obj in generated:
-        key = object_key(obj)
+        key = object_id(obj)
         at = position.get(key)
         if at is not None:
             existing = out[at]

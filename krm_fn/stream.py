@@ -25,7 +25,8 @@ from typing import Any
 from krm_fn.errors import InputError
 from krm_fn.io.inputs import Source
 from krm_fn.io.resourcelist import Origin, ResourceList
-from krm_fn.kube.api import ANN_LEGACY_INDEX, ANN_LEGACY_PATH, FN_API_VERSION
+from krm_fn.kube.api import ANN_LEGACY_INDEX, ANN_LEGACY_PATH, FN_GROUP
+from krm_fn.kube.identity import ObjectId, group_of, object_id
 from krm_fn.kube.paths import Obj
 from krm_fn.results import FileRef, ResourceRef, Result
 
@@ -35,11 +36,6 @@ _LEGACY = frozenset((ANN_LEGACY_PATH, ANN_LEGACY_INDEX, "config.k8s.io/id"))
 _BUILD_FILES = {"kustomize.config.k8s.io": ("Kustomization", "Component"), "kpt.dev": ("Kptfile",)}
 # the names kustomize finds its file by (kustomize's apiVersion and kind are optional in it)
 _KUSTOMIZATION_FILES = frozenset(("kustomization.yaml", "kustomization.yml"))
-_FN_GROUP = FN_API_VERSION.partition("/")[0]
-
-
-def _group(api_version: Any) -> str:
-    return str(api_version).rpartition("/")[0]
 
 
 def is_build_file(source: Source, value: Any) -> bool:
@@ -48,19 +44,12 @@ def is_build_file(source: Source, value: Any) -> bool:
         return False
     if PurePath(source.name).name in _KUSTOMIZATION_FILES:
         return True
-    return isinstance(value, dict) and value.get("kind") in _BUILD_FILES.get(_group(value.get("apiVersion")), ())
-
-
-def object_id(obj: Obj) -> tuple[str, str, str, str]:
-    """kustomize's id of an object: group, kind, namespace (none is ``default``), name."""
-    md = obj.get("metadata") or {}
-    return (_group(obj.get("apiVersion")), str(obj.get("kind")), str(md.get("namespace") or "default"),
-            str(md.get("name")))
+    return isinstance(value, dict) and value.get("kind") in _BUILD_FILES.get(group_of(value.get("apiVersion")), ())
 
 
 def check_unique(rl: ResourceList) -> None:
     """One object, one copy across every input: else one line naming both places."""
-    first: dict[tuple[str, str, str, str], Origin] = {}
+    first: dict[ObjectId, Origin] = {}
     for item in rl.items:
         key = object_id(item)
         origin = rl.origins[id(item)]
@@ -77,7 +66,7 @@ def _place(rl: ResourceList, origin: Origin) -> str:
     return f"{origin.file} line {origin.line(rl.text)}"
 
 
-def printed(item: Any, config_id: tuple[str, str, str, str] | None) -> bool:
+def printed(item: Any, config_id: ObjectId | None) -> bool:
     """Whether an output object is printed: not local-config, not a function config."""
     if not isinstance(item, dict):
         return True
@@ -85,7 +74,7 @@ def printed(item: Any, config_id: tuple[str, str, str, str] | None) -> bool:
     ann = md.get("annotations") if isinstance(md, dict) else None
     if isinstance(ann, dict) and ann.get(ANN_LOCAL_CONFIG) == "true":
         return False
-    return _group(item.get("apiVersion")) != _FN_GROUP and (config_id is None or object_id(item) != config_id)
+    return group_of(item.get("apiVersion")) != FN_GROUP and (config_id is None or object_id(item) != config_id)
 
 
 def unannotated(item: Obj) -> Obj:

@@ -19,7 +19,8 @@ from typing import Any, NoReturn
 from krm_fn.catalog.errors import command_line_message, keypath
 from krm_fn.errors import FnError
 from krm_fn.kube import api
-from krm_fn.kube.paths import FieldPath, Obj
+from krm_fn.kube.identity import group_of
+from krm_fn.kube.paths import FieldPath, Obj, wrapped_items
 
 USAGE = "usage: kubevirt-krm catalog diff --builtin NAME[@VERSION] [--strict] FILE|DIR|-..."
 KINDS = (api.KIND_CLUSTER_INSTANCETYPE, api.KIND_CLUSTER_PREFERENCE, api.KIND_INSTANCETYPE, api.KIND_PREFERENCE)
@@ -117,8 +118,7 @@ def input_objects(text: str, source: str) -> list[Obj]:
     for doc in docs:
         value = doc.value
         if isinstance(value, dict) and value.get("kind") in api.WRAPPER_KINDS:
-            items = value.get("items")
-            out.extend(i for i in (items if isinstance(items, list) else []) if isinstance(i, dict))
+            out.extend(i for i in wrapped_items(value) or [] if isinstance(i, dict))
         elif isinstance(value, dict):
             out.append(value)
         elif value is not None:
@@ -160,7 +160,7 @@ def main(args: list[str], read: Callable[[str], str], write: Callable[[str], obj
         given = [o for spec in args[2:] for o in input_objects(read(spec), spec)]
     except FnError as exc:
         fail(command_line_message(exc))
-    typed = [o for o in given if o.get("kind") in KINDS and str(o.get("apiVersion")).split("/")[0] ==
+    typed = [o for o in given if o.get("kind") in KINDS and group_of(o.get("apiVersion")) ==
              api.INSTANCETYPE_GROUP]
     if not typed:
         fail(f"nothing to compare: {' '.join(args[2:])} holds no instancetypes or preferences")

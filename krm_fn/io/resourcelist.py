@@ -25,6 +25,7 @@ from krm_fn.io.inputs import Joined, Source, keep_whole_lines, read_documents, r
 from krm_fn.io.split import write_parts
 from krm_fn.io.verify import ReadBacks, check_emitted, has_directives, hazard
 from krm_fn.kube.api import ANN_ID, RESOURCE_LIST_API_VERSION, RESOURCE_LIST_KIND
+from krm_fn.kube.identity import object_id
 from krm_fn.kube.paths import Obj
 
 if TYPE_CHECKING:  # patch reads with PyYAML: imported when an item is changed (start-up time)
@@ -78,7 +79,7 @@ class ResourceList:
     _directives: bool | None = None
 
     def original_of(self, obj: Any) -> Any:
-        """The input item a changed item replaces (same kpt id, else same apiVersion/kind/namespace/name)."""
+        """The input item a changed item replaces (same kpt id, else same object id)."""
         by_identity = self._by_identity if self._by_identity is not None else self.index_originals()
         for key in _identities(obj):
             found = by_identity.get(key)
@@ -183,19 +184,14 @@ def decode(data: bytes) -> str:
 
 
 def _identities(obj: Any) -> list[tuple[str, ...]]:
+    """The keys an item is known by: kpt's id annotation when it has one, then its object id."""
     if not isinstance(obj, dict):
         return []
     raw_md = obj.get("metadata")
-    md: Obj = raw_md if isinstance(raw_md, dict) else {}
-    raw_ann = md.get("annotations")
+    raw_ann = raw_md.get("annotations") if isinstance(raw_md, dict) else None
     ann: Obj = raw_ann if isinstance(raw_ann, dict) else {}
-    keys: list[tuple[str, ...]] = []
     kpt_id = ann.get(ANN_ID) or ann.get("config.k8s.io/id")
-    if kpt_id:
-        keys.append(("id", str(kpt_id)))
-    keys.append((str(obj.get("apiVersion")), str(obj.get("kind")), str(md.get("namespace") or ""),
-                 str(md.get("name"))))
-    return keys
+    return [("id", str(kpt_id)), object_id(obj)] if kpt_id else [object_id(obj)]
 
 
 def _as_document_text(text: str, start: int, end: int, column: int) -> str | None:

@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from typing import Any, Final
 
 from krm_fn.errors import shown
-from krm_fn.kube.api import ANN_INDEX, ANN_LEGACY_INDEX, ANN_LEGACY_PATH, ANN_PACKAGE_PATH, ANN_PATH, WRAPPER_KINDS
+from krm_fn.kube.api import ANN_INDEX, ANN_LEGACY_INDEX, ANN_LEGACY_PATH, ANN_PACKAGE_PATH, ANN_PATH
 from krm_fn.kube.paths import Obj, dotted
 
 PATH_ANNOTATIONS: Final = (ANN_PATH, ANN_LEGACY_PATH)
@@ -38,18 +38,6 @@ def atoi(value: Any) -> int | None:
     else:
         return None
     return number if INT64[0] <= number <= INT64[1] else None
-
-
-def objects(items: Iterable[Any]) -> Iterable[Obj]:
-    """The objects of ``items``, ``List``/``ResourceList`` wrappers looked through (as ``krm_fn.index``, which
-    is not imported here: this runs on every start)."""
-    for item in items:
-        if isinstance(item, dict):
-            inner = item.get("items") if item.get("kind") in WRAPPER_KINDS else None
-            if isinstance(inner, list):
-                yield from objects(inner)
-            else:
-                yield item
 
 
 def of(obj: Any) -> dict[Any, Any]:

@@ -5,7 +5,10 @@ Modelled on kopf's ``dicts.py``: tiny pure helpers with documented edge cases.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any, TypeAlias
+
+from krm_fn.kube.api import WRAPPER_KINDS
 
 Obj: TypeAlias = dict[str, Any]
 FieldPath: TypeAlias = tuple[str | int, ...]
@@ -88,3 +91,24 @@ def copy_json(value: Any) -> Any:
     if isinstance(value, list):
         return [copy_json(v) for v in value]
     return value
+
+
+def wrapped_items(item: Any) -> list[Any] | None:
+    """The items of a ``List``/``ResourceList`` wrapper (``None`` for anything else, a wrapper whose items are
+    not a list too)."""
+    if isinstance(item, dict) and item.get("kind") in WRAPPER_KINDS:
+        inner = item.get("items")
+        if isinstance(inner, list):
+            return inner
+    return None
+
+
+def iter_objects(items: Iterable[Any]) -> Iterable[Obj]:
+    """The objects of ``items``: mappings, wrappers looked through (recursively)."""
+    for item in items:
+        if isinstance(item, dict):
+            inner = wrapped_items(item)
+            if inner is None:
+                yield item
+            else:
+                yield from iter_objects(inner)

@@ -9,9 +9,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from krm_fn.index import Index, is_vm
-from krm_fn.kube.api import FAMILIES, WRAPPER_KINDS
+from krm_fn.kube.api import FAMILIES
 from krm_fn.kube.meta import Problem, metadata_problems
-from krm_fn.kube.paths import Obj
+from krm_fn.kube.paths import Obj, wrapped_items
 from krm_fn.kubevirt.find import FindError, find_object
 from krm_fn.kubevirt.pipeline import VmStages, has_matchers, vm_stages
 from krm_fn.kubevirt.revision import is_instancetype_revision, with_sync_wave
@@ -43,9 +43,10 @@ class ItemRenderer:
         wave = self.spec.revisions.sync_wave
         if wave is not None and self.spec.mode == "revisions" and is_instancetype_revision(item):
             return with_sync_wave(item, wave)
-        if isinstance(item, dict) and item.get("kind") in WRAPPER_KINDS and isinstance(item.get("items"), list):
-            inner = [self.item(i, done) for i in item["items"]]
-            if all(a is b for a, b in zip(inner, item["items"])):
+        wrapped = wrapped_items(item)
+        if wrapped is not None:
+            inner = [self.item(i, done) for i in wrapped]
+            if all(a is b for a, b in zip(inner, wrapped)):
                 return item
             return {**item, "items": inner}
         return item

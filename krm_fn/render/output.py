@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from krm_fn.kube.api import WRAPPER_KINDS
+from krm_fn.kube.paths import wrapped_items
 from krm_fn.kubevirt.schema.strict import covers, problems
 from krm_fn.results import Result
 
@@ -23,8 +23,9 @@ def output_results(before: Sequence[Any], after: Sequence[Any]) -> list[Result]:
 
 
 def _check_emitted(obj: Any, unchanged: set[int], results: list[Result]) -> None:
-    if isinstance(obj, dict) and obj.get("kind") in WRAPPER_KINDS and isinstance(obj.get("items"), list):
-        for item in obj["items"]:
+    inner = wrapped_items(obj)
+    if inner is not None:
+        for item in inner:
             if id(item) not in unchanged:
                 _check_emitted(item, unchanged, results)
         return

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from krm_fn.index import WRAPPER_KINDS
 from krm_fn.kube.api import CLUSTER_SCOPED_KINDS, INSTANCETYPE_GROUP
-from krm_fn.kube.paths import Obj
+from krm_fn.kube.identity import group_of
+from krm_fn.kube.paths import Obj, wrapped_items
 from krm_fn.results import Result
 
 NAMESPACE_FIELD: Final = "metadata.namespace"
@@ -24,7 +24,7 @@ NAMESPACE_FIELD: Final = "metadata.namespace"
 def is_cluster_scoped(obj: Any) -> bool:
     """A cluster-scoped instancetype/preference kind of ``instancetype.kubevirt.io`` (any served version)."""
     return (isinstance(obj, dict) and obj.get("kind") in CLUSTER_SCOPED_KINDS
-            and str(obj.get("apiVersion") or "").split("/")[0] == INSTANCETYPE_GROUP)
+            and group_of(obj.get("apiVersion")) == INSTANCETYPE_GROUP)
 
 
 def clear_cluster_namespaces(items: list[Any], written: bool = True) -> tuple[list[Any], list[Result]]:
@@ -48,9 +48,10 @@ def _cleared(items: list[Any], written: bool, results: list[Result]) -> list[Any
 
 
 def _item(item: Any, written: bool, results: list[Result]) -> Any:
-    if isinstance(item, dict) and item.get("kind") in WRAPPER_KINDS and isinstance(item.get("items"), list):
-        inner = _cleared(item["items"], written, results)
-        return item if inner is item["items"] else {**item, "items": inner}
+    wrapped = wrapped_items(item)
+    if wrapped is not None:
+        inner = _cleared(wrapped, written, results)
+        return item if inner is wrapped else {**item, "items": inner}
     md = item.get("metadata") if is_cluster_scoped(item) else None
     if not isinstance(md, dict) or not isinstance(md.get("namespace"), str) or not md["namespace"]:
         return item  # a namespace of another type: the API server cannot decode the object (the schema says so)

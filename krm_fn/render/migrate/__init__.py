@@ -16,10 +16,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from krm_fn.index import WRAPPER_KINDS, is_vm, iter_objects, name_of, namespace_of
+from krm_fn.index import is_vm, iter_objects, name_of, namespace_of
 from krm_fn.kube import kpt_annotations
 from krm_fn.kube.api import ANN_INDEX, ANN_LEGACY_INDEX, ANN_LEGACY_PATH, ANN_PATH, CLUSTER_SCOPED_KINDS, FAMILIES
-from krm_fn.kube.paths import Obj, get
+from krm_fn.kube.paths import Obj, get, wrapped_items
 from krm_fn.kubevirt.revision import build_pinned_revision
 from krm_fn.kubevirt.schema.strict import problems
 from krm_fn.render.migrate.common import (
@@ -187,9 +187,10 @@ class _Migrator:
     def item(self, item: Any) -> list[Any]:
         if not isinstance(item, dict):
             return [item]
-        if item.get("kind") in WRAPPER_KINDS and isinstance(item.get("items"), list):
-            inner = [out for i in item["items"] for out in self.item(i)]
-            same = len(inner) == len(item["items"]) and all(a is b for a, b in zip(inner, item["items"]))
+        wrapped = wrapped_items(item)
+        if wrapped is not None:
+            inner = [out for i in wrapped for out in self.item(i)]
+            same = len(inner) == len(wrapped) and all(a is b for a, b in zip(inner, wrapped))
             return [item] if same else [{**item, "items": inner}]
         malformed = metadata_problem(item)
         if malformed is None:

@@ -37,6 +37,7 @@ from krm_fn.kube.api import (
     LABEL_OBJECT_VERSION,
     Family,
 )
+from krm_fn.kube.identity import group_of
 from krm_fn.kube.paths import Obj, get
 from krm_fn.kubevirt.find import FindError, object_kind
 from krm_fn.render.migrate.common import FLAVOR_GROUP, current_kind, family_of, legacy_spec, target_kind
@@ -67,7 +68,7 @@ class Decoded:
 
 def is_controller_revision(obj: Any) -> bool:
     return isinstance(obj, dict) and obj.get("kind") == KIND_CONTROLLER_REVISION and \
-        str(obj.get("apiVersion", "")).split("/")[0] == "apps"
+        group_of(obj.get("apiVersion")) == "apps"
 
 
 def labelled_current(cr: Obj) -> bool:
@@ -84,10 +85,6 @@ def _data(cr: Obj) -> Any:
     return data
 
 
-def _group(api_version: Any) -> str:
-    return str(api_version or "").split("/")[0]
-
-
 def looks_like_ours(cr: Obj) -> bool:
     """An instancetype-era revision (not a StatefulSet's, DaemonSet's or a VM start revision)."""
     labels = get(cr, ("metadata", "labels")) or {}
@@ -97,7 +94,7 @@ def looks_like_ours(cr: Obj) -> bool:
         data = _data(cr)
     except DecodeError:
         return False
-    return isinstance(data, dict) and _group(data.get("apiVersion")) in (INSTANCETYPE_GROUP, FLAVOR_GROUP)
+    return isinstance(data, dict) and group_of(data.get("apiVersion")) in (INSTANCETYPE_GROUP, FLAVOR_GROUP)
 
 
 def _is_spec_revision(data: Obj) -> bool:
