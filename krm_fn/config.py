@@ -296,10 +296,9 @@ def _namespace(value: str) -> list[tuple[str, str]]:
 
 
 def _label_value(value: str) -> list[tuple[str, str]]:
-    from krm_fn.kube.meta import is_label_value
+    from krm_fn.kube.meta import is_label_value, not_a_label_value
 
-    return [] if value and is_label_value(value) else _one(
-        f"{shown(value)} is not a valid label value (at most 63 letters, digits, '-', '_', '.')")
+    return [] if value and is_label_value(value) else _one(not_a_label_value(value))
 
 
 def _parameters(values: tuple[str, ...]) -> list[tuple[str, str]]:

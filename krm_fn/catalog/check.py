@@ -11,7 +11,7 @@ from typing import Any
 
 from krm_fn.catalog import quantity
 from krm_fn.errors import shown, type_name
-from krm_fn.kube.meta import is_dns_label, is_label_value, is_qualified_key
+from krm_fn.kube.meta import is_dns_label, is_label_value, is_qualified_key, not_a_label_value
 from krm_fn.kube.paths import FieldPath
 
 Problems = list[tuple[FieldPath, str]]
@@ -107,7 +107,7 @@ class Checker:
             value = str(value)
         s = self.string(value, path)
         if s is not None and not is_label_value(s):
-            self.add(path, f"{shown(s)} is not a valid label value (at most 63 letters, digits, '-', '_', '.')")
+            self.add(path, not_a_label_value(s))
             return None
         return s
 

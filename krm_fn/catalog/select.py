@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from fnmatch import fnmatchcase
 
-from krm_fn.kube.meta import is_dns_label, is_label_value
+from krm_fn.kube.meta import is_dns_label, is_label_value, not_a_label_value
 from krm_fn.catalog.errors import CatalogError
 from krm_fn.catalog.model import Catalog, Instancetype, Preference, copy_tree
 from krm_fn.catalog.spec import CatalogSpec, Selection
@@ -24,8 +24,7 @@ def check_spec(spec: CatalogSpec) -> None:
     if spec.namespace is not None and not is_dns_label(spec.namespace):
         problems.append(("", ("spec", "namespace"), f"{shown(spec.namespace)} is not a valid namespace name"))
     if spec.version is not None and (not spec.version or not is_label_value(spec.version)):
-        problems.append(("", ("spec", "version"), f"{shown(spec.version)} is not a valid label value "
-                                                  "(at most 63 letters, digits, '-', '_', '.')"))
+        problems.append(("", ("spec", "version"), not_a_label_value(spec.version)))
     if problems:
         raise CatalogError(problems)
 

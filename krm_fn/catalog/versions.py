@@ -11,7 +11,7 @@ from collections.abc import Collection
 from typing import Any
 
 from krm_fn.catalog.check import Checker
-from krm_fn.kube.meta import is_label_value
+from krm_fn.kube.meta import LABEL_VALUE_RULE, is_label_value
 from krm_fn.catalog.errors import CatalogError, keypath
 from krm_fn.catalog.model import Version, copy_tree
 from krm_fn.kube.paths import FieldPath, Obj
@@ -25,7 +25,7 @@ def parse(c: Checker, raw: Any, top: Obj, patchable: Collection[str]) -> dict[st
     for name, entry in (c.named_mapping(raw, ("versions",), "version") or {}).items():
         path: FieldPath = ("versions", name)
         if not name or not is_label_value(name):
-            c.add(path, "a version name must be a valid label value (at most 63 letters, digits, '-', '_', '.')")
+            c.add(path, f"a version name must be a valid label value ({LABEL_VALUE_RULE})")
             continue
         m = c.mapping(entry if entry is not None else {}, path, VERSION_KEYS)
         if m is None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from typing import Any, Final
 
+from krm_fn.errors import shown
 from krm_fn.kube.paths import FieldPath, dotted
 
 Problem = tuple[str, str]  # (field path, message)
@@ -16,6 +17,8 @@ _SUBDOMAIN_RE: Final = re.compile(rf"{_DNS_LABEL}(?:\.{_DNS_LABEL})*")
 _LABEL_RE: Final = re.compile(_DNS_LABEL)
 _QUALIFIED_NAME_RE: Final = re.compile(r"(?:[A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]")
 _MAX_ANNOTATIONS_SIZE: Final = 256 * 1024
+LABEL_VALUE_MAX: Final = 63  # validation.LabelValueMaxLength (a name a label records must fit it too)
+LABEL_VALUE_RULE: Final = f"at most {LABEL_VALUE_MAX} letters, digits, '-', '_', '.'"
 
 
 def is_dns_label(value: str) -> bool:
@@ -30,7 +33,12 @@ def is_dns_subdomain(value: str) -> bool:
 
 def is_label_value(value: str) -> bool:
     """``IsValidLabelValue``: empty, or at most 63 alphanumerics, '-', '_' or '.', alphanumeric at both ends."""
-    return not value or (len(value) <= 63 and _QUALIFIED_NAME_RE.fullmatch(value) is not None)
+    return not value or (len(value) <= LABEL_VALUE_MAX and _QUALIFIED_NAME_RE.fullmatch(value) is not None)
+
+
+def not_a_label_value(value: Any) -> str:
+    """The message for a config or catalog value that must be a label value and is not."""
+    return f"{shown(value)} is not a valid label value ({LABEL_VALUE_RULE})"
 
 
 def qualified_name_problem(key: str) -> str | None:
@@ -73,7 +81,7 @@ def metadata_problems(meta: Any, cluster_scoped: bool, path: FieldPath, out: lis
                 out.append((dotted(path + ("labels", key)), f"invalid label key: {problem}"))
             if isinstance(value, str) and not is_label_value(value):
                 out.append((dotted(path + ("labels", key)),
-                            f"invalid label value {value!r}: at most 63 alphanumerics, '-', '_' or '.', "
+                            f"invalid label value {value!r}: at most {LABEL_VALUE_MAX} alphanumerics, '-', '_' or '.', "
                             "starting and ending with an alphanumeric"))
     annotations = meta.get("annotations")
     if isinstance(annotations, dict):

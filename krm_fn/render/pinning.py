@@ -11,6 +11,7 @@ from typing import Any, Final
 from krm_fn.index import Index, iter_objects, namespace_of
 from krm_fn.kube import kpt_annotations
 from krm_fn.kube.api import FAMILIES, KIND_CONTROLLER_REVISION, LABEL_OBJECT_NAME, LABEL_OBJECT_VERSION, Family
+from krm_fn.kube.meta import LABEL_VALUE_MAX
 from krm_fn.kube.paths import Obj, get
 from krm_fn.kubevirt.find import FindError, find_object, spec_from_revision
 from krm_fn.kubevirt.pipeline import VmStages
@@ -73,10 +74,10 @@ class Pinning:
                 done.results.append(Result.for_object(err.message, vm, field_path=f"spec.{family}"))
                 return vm
             obj_name = str((obj.get("metadata") or {}).get("name") or "")
-            if len(obj_name) > 63:
+            if len(obj_name) > LABEL_VALUE_MAX:
                 done.results.append(Result.for_object(
-                    f"the {kind} name {obj_name!r} is longer than 63 characters: KubeVirt records it in the "
-                    f"{LABEL_OBJECT_NAME} label of the ControllerRevision, which the API server would reject",
+                    f"the {kind} name {obj_name!r} is longer than {LABEL_VALUE_MAX} characters: KubeVirt records it "
+                    f"in the {LABEL_OBJECT_NAME} label of the ControllerRevision, which the API server would reject",
                     vm, field_path=f"spec.{family}.name", tags=(("stage", "input"),)))
                 return vm
             content = self._content.get(id(obj))
