@@ -321,7 +321,7 @@ def _machine_type(value: str) -> list[tuple[str, str]]:
 
 
 def _cpu_request(value: str) -> list[tuple[str, str]]:
-    from krm_fn.kubevirt.quantity import Quantity
+    from krm_fn.kube.quantity import Quantity
 
     try:
         negative = Quantity.parse(value).cmp_int(0) < 0

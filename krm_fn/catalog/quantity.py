@@ -1,4 +1,7 @@
-"""Kubernetes resource quantities, just enough for memory sizes: parse, compare, multiply, format."""
+"""The catalog's memory sizes: which quantities it takes (non-negative, whole units or a decimal point, a binary
+or decimal suffix of bytes), read, compared, multiplied and written in their shortest form. The quantity itself
+is apimachinery's, read by :mod:`krm_fn.kube.quantity` (:func:`~krm_fn.kube.quantity.exact`: the catalog
+computes with the amount as written)."""
 
 from __future__ import annotations
 
@@ -6,32 +9,19 @@ import re
 from typing import TYPE_CHECKING
 
 from krm_fn.errors import shown
+from krm_fn.kube.quantity import BINARY_FACTORS, DECIMAL_FACTORS, exact
 
 if TYPE_CHECKING:
     from fractions import Fraction
 
-_BINARY = {"Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40, "Pi": 2**50, "Ei": 2**60}
-_DECIMAL = {"k": 10**3, "M": 10**6, "G": 10**9, "T": 10**12, "P": 10**15, "E": 10**18}
 # at most 30 digits each side: a memory size, never a number int() would refuse to read
-_RE = re.compile(r"([0-9]{1,30}(?:\.[0-9]{1,30})?)(Ki|Mi|Gi|Ti|Pi|Ei|k|M|G|T|P|E)?")
+_RE = re.compile(r"[0-9]{1,30}(?:\.[0-9]{1,30})?(?:Ki|Mi|Gi|Ti|Pi|Ei|k|M|G|T|P|E)?")
 
 
 def parse(text: str) -> int | Fraction | None:
     """Bytes, exact (an int for a whole number of bytes, else a fraction), or ``None`` when ``text`` is not a
     (non-negative, memory-style) quantity."""
-    m = _RE.fullmatch(text)
-    if not m:
-        return None
-    number, suffix = m.groups()
-    factor = _BINARY.get(suffix or "") or _DECIMAL.get(suffix or "") or 1
-    whole, _, decimals = number.partition(".")
-    scaled = int(whole + decimals) * factor
-    divisor: int = 10 ** len(decimals)
-    if scaled % divisor == 0:  # a whole number of bytes (1.5Gi too)
-        return scaled // divisor
-    from fractions import Fraction  # only for a part of a byte: importing it costs ~2 ms of start-up
-
-    return Fraction(scaled, divisor)
+    return exact(text) if _RE.fullmatch(text) else None
 
 
 def bytes_of(text: str) -> int | Fraction:
@@ -55,7 +45,7 @@ def canonical(value: int | Fraction, *, binary: bool) -> str:
     """The shortest exact form with the largest suffix of one family: ``2**31`` -> ``2Gi``, ``1536Mi`` stays."""
     if value.denominator != 1:
         raise ValueError(f"{value} bytes is not a whole number of bytes")
-    units = _BINARY if binary else _DECIMAL
+    units = BINARY_FACTORS if binary else DECIMAL_FACTORS
     for suffix, factor in reversed(units.items()):
         if value % factor == 0 and value >= factor:
             return f"{value // factor}{suffix}"

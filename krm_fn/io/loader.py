@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import base64
 import math
-import struct
 from typing import Any
 
 import yaml
@@ -25,6 +24,7 @@ from yaml import events as ev
 
 from krm_fn.errors import InputError
 from krm_fn.io.document import MAX_ALIAS_NODES, MAX_DEPTH, Document, YAMLSyntaxError
+from krm_fn.kube.float32 import f32
 from krm_fn.kube.paths import copy_json
 from krm_fn.io.scalars import _NUMERIC_START, SPECIAL_PLAIN, resolve_plain
 
@@ -137,7 +137,7 @@ def _go_float32_g(f: float) -> str:
     if math.isnan(f):
         return ".nan"
     try:
-        single = struct.unpack("<f", struct.pack("<f", f))[0]
+        single = f32(f)
     except OverflowError:  # float32(f) is an infinity in Go
         single = math.copysign(math.inf, f)
     if math.isinf(single):
@@ -145,7 +145,7 @@ def _go_float32_g(f: float) -> str:
     for precision in range(9):  # float32 needs at most 9 significant digits
         text = f"{single:.{precision}e}"
         try:
-            if struct.unpack("<f", struct.pack("<f", float(text)))[0] == single:
+            if f32(float(text)) == single:
                 break
         except OverflowError:  # rounded up beyond the largest float32: not this precision
             continue

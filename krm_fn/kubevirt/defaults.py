@@ -8,7 +8,7 @@ from typing import Final
 
 from krm_fn.kube.paths import Obj, ensure_map, get2, get3
 from krm_fn.kubevirt.cluster import ClusterConfig
-from krm_fn.kubevirt.quantity import QuantityError, from_json
+from krm_fn.kube.quantity import QuantityError, from_json
 
 DEFAULT_CPU_REQUEST: Final = "100m"
 MACHINE_TYPES: Final[dict[str, str]] = {

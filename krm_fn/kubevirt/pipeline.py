@@ -22,7 +22,7 @@ from krm_fn.kubevirt.cluster import ClusterConfig
 from krm_fn.kubevirt.defaults import NETWORKS_FIELD
 from krm_fn.kubevirt.expand import expand
 from krm_fn.kubevirt.find import FindError, Found, find_spec
-from krm_fn.kubevirt.quantity import QuantityCache
+from krm_fn.kube.quantity import QuantityCache
 from krm_fn.kubevirt.rejection import Rejection
 from krm_fn.kubevirt.schema.roundtrip import encode_shared
 from krm_fn.kubevirt.schema.validation import schema_errors

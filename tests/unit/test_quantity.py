@@ -3,13 +3,16 @@ arithmetic and the JSON number forms."""
 
 from __future__ import annotations
 
+import math
+from fractions import Fraction
 from typing import Any
 
 import pytest
 import yaml
 
-from krm_fn.kubevirt.quantity import Quantity, QuantityError, from_json, go_float_string, overcommit_request
-from krm_fn.kubevirt.quantity import round_trip as canonical
+from krm_fn.kube.quantity import Quantity, QuantityError, exact, from_json, go_float_string
+from krm_fn.kubevirt.apply.memory import overcommit_request
+from krm_fn.kube.quantity import round_trip as canonical
 from tests.engine_support import conformance_dir
 
 
@@ -26,12 +29,25 @@ def _vectors() -> list[Any]:
 def test_parse_vector(vector: dict[str, Any]) -> None:
     try:
         q = Quantity.parse(vector["input"])
-        got = {"canonical": str(q), "format": q.format, "value": q.value(), "milliValue": q.milli_value(),
+        got = {"canonical": str(q), "format": q.format, "value": q.value(), "milliValue": q.scaled_value(-3),
                "error": None}
     except QuantityError as err:
         got = {"canonical": None, "format": None, "value": None, "milliValue": None, "error": str(err)}
     want = {k: vector[k] for k in ("canonical", "format", "value", "milliValue", "error")}
     assert got == want
+
+
+@pytest.mark.parametrize("vector", _vectors())
+def test_exact_is_the_amount_parse_rounds(vector: dict[str, Any]) -> None:
+    """``exact`` (the catalog's reading) takes what ``Quantity.parse`` takes, and its amount rounded up is
+    ``Value()`` for every amount the catalog can write (not negative, far from int64's bounds)."""
+    if vector["error"] is not None:
+        with pytest.raises(QuantityError):
+            exact(vector["input"])
+        return
+    amount = Fraction(exact(vector["input"]))
+    if 0 <= amount < 2**62:
+        assert math.ceil(amount) == vector["value"]
     try:
         via_json = (str(from_json(vector["input"])), None)
     except QuantityError as err:

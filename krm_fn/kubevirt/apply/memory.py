@@ -1,13 +1,22 @@
 """Memory from the instancetype (``apply/memory.go``): only the first conflict is reported; the request
-for ``overcommitPercent`` uses KubeVirt's float32 arithmetic (:func:`krm_fn.kubevirt.quantity.overcommit_request`)."""
+for ``overcommitPercent`` uses KubeVirt's float32 arithmetic (:func:`overcommit_request`)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+from krm_fn.kube.float32 import f32
 from krm_fn.kube.paths import Obj, copy_json, ensure_map, get2
+from krm_fn.kube.quantity import Quantity, from_json
 from krm_fn.kubevirt.conflict import Conflict, child
-from krm_fn.kubevirt.quantity import from_json, overcommit_request
+
+
+def overcommit_request(guest: Quantity, percent: int) -> Quantity:
+    """KubeVirt's memory request for ``overcommitPercent`` (float32 ops, truncation, guest's format)."""
+    v = guest.value()
+    factor = f32(f32(1.0) - f32(f32(float(percent)) / f32(100.0)))
+    r = f32(f32(float(v)) * factor)
+    return Quantity.from_int(int(r), guest.format)
 
 
 def validate_memory(base: Sequence[str], it: Obj, vmi: Obj) -> list[Conflict]:

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from krm_fn.kube.paths import Obj, get2, get3
-from krm_fn.kubevirt.quantity import Quantity, QuantityCache, from_json
+from krm_fn.kube.quantity import Quantity, QuantityCache, from_json
 from krm_fn.kubevirt.topology import (
     ACROSS_CORES_THREADS,
     ACROSS_SOCKETS_CORES,

@@ -36,7 +36,7 @@ from krm_fn.kube.api import (
 )
 from krm_fn.kube.meta import Problem, metadata_problems
 from krm_fn.kube.paths import FieldPath, Obj, dotted
-from krm_fn.kubevirt.quantity import QuantityError, round_trip
+from krm_fn.kube.quantity import QuantityError, round_trip
 from krm_fn.kubevirt.schema import ARR, MAP, OBJ, QTY, Node, document, spec_schema
 
 META_DEF: Final = "k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta"

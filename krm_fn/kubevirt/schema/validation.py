@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from typing import Any, Final, NamedTuple
 
-from krm_fn.kubevirt.quantity import QuantityError, round_trip
+from krm_fn.kube.quantity import QuantityError, round_trip
 from krm_fn.kubevirt.schema import (
     ANY,
     ARR,

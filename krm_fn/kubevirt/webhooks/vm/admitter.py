@@ -16,7 +16,7 @@ from krm_fn.kubevirt.conflict import Conflict, admission_message
 from krm_fn.kubevirt.defaults import NETWORKS_FIELD, DefaultsError, set_default_vmi_spec
 from krm_fn.kubevirt.preference.requirements import check_requirements
 from krm_fn.kubevirt.preference.validation import SPREAD_FIELD, check_spread
-from krm_fn.kubevirt.quantity import QuantityCache
+from krm_fn.kube.quantity import QuantityCache
 from krm_fn.kubevirt.rejection import Rejection
 from krm_fn.kubevirt.vmcopy import template_copy
 

@@ -4,16 +4,18 @@ Two internal representations, as upstream: the fast ``int64Amount`` (``value * 1
 the arbitrary precision ``inf.Dec`` (``unscaled * 10**-scale``). Which one a string ends up in decides
 its canonical form and the overflow behaviour of :meth:`Quantity.value`, so both are modelled.
 A string that is already canonical (fast path) is remembered and printed back verbatim (``"007"``).
-
-Also: KubeVirt's float32 memory-overcommit arithmetic (``apply/memory.go``).
+:func:`exact` is the amount a text writes before ``ParseQuantity`` rounds it (the catalog's memory sizes).
 """
 
 from __future__ import annotations
 
 import re
-import struct
-from decimal import Decimal
-from typing import Any, Final, Literal
+from typing import TYPE_CHECKING, Any, Final, Literal
+
+from krm_fn.kube.float32 import f32
+
+if TYPE_CHECKING:
+    from fractions import Fraction
 
 Format = Literal["DecimalExponent", "BinarySI", "DecimalSI"]
 
@@ -35,6 +37,9 @@ _DEC_SUFFIXES: Final[dict[str, int]] = {
 _BIN_SUFFIXES: Final[dict[str, int]] = {"Ki": 10, "Mi": 20, "Gi": 30, "Ti": 40, "Pi": 50, "Ei": 60}
 _DEC_BY_EXP: Final = {v: k for k, v in _DEC_SUFFIXES.items()}
 _BIN_BY_EXP: Final = {v: k for k, v in _BIN_SUFFIXES.items()}
+# the suffixes of whole units, largest last, with what each multiplies by
+BINARY_FACTORS: Final = {suffix: 2**exp for suffix, exp in _BIN_SUFFIXES.items()}
+DECIMAL_FACTORS: Final = {suffix: 10**exp for suffix, exp in _DEC_SUFFIXES.items() if exp > 0}
 
 
 class QuantityError(ValueError):
@@ -187,7 +192,7 @@ class Quantity:
         if fmt == "BinarySI":
             if exponent >= 0 and not denom:
                 mantissa = 1 << exponent
-                precision = 15 - len(num) - int(struct.unpack("f", struct.pack("f", exponent * 3 / 10))[0]) - 1
+                precision = 15 - len(num) - int(f32(exponent * 3 / 10)) - 1
             else:
                 precision = -1
         else:
@@ -210,11 +215,7 @@ class Quantity:
                         canonical = scale % 3 == 0 and not shifted.endswith("000") and shifted[0] != "0"
                     return Quantity("i", result, scale, fmt, text if canonical else "")
         # slow path: arbitrary precision
-        unscaled, dscale = _parse_dec(value)
-        if base == 10:
-            dscale -= exponent
-        else:
-            unscaled <<= exponent
+        unscaled, dscale = _written(value, base, exponent)
         sign = -1 if unscaled < 0 else (1 if unscaled else 0)
         unscaled = abs(unscaled)
         if unscaled != 0:
@@ -261,9 +262,6 @@ class Quantity:
     def value(self) -> int:
         """``Value()``: integer value rounded up."""
         return self.scaled_value(0)
-
-    def milli_value(self) -> int:
-        return self.scaled_value(-3)
 
     def cmp(self, other: Quantity) -> int:
         a, sa = self._as_dec()
@@ -403,6 +401,38 @@ def _cmp_dec(a: int, sa: int, b: int, sb: int) -> int:
     return (a > b) - (a < b)
 
 
+def exact(text: str) -> int | Fraction:
+    """The amount ``text`` writes, exactly (``Quantity.parse`` rounds it up to nano units and caps a binary one
+    at int64): an int for a whole number, else a fraction; :class:`QuantityError` where ``Quantity.parse`` raises
+    one."""
+    if not text:
+        raise QuantityError(ERR_FORMAT)
+    _, value, _, _, suffix = _scan(text)
+    interp = _interpret(suffix)
+    if interp is None:
+        raise QuantityError(ERR_SUFFIX)
+    base, exponent, _ = interp
+    unscaled, scale = _written(value, base, exponent)
+    if scale <= 0:
+        whole: int = unscaled * 10 ** -scale
+        return whole
+    divisor: int = 10 ** scale
+    if unscaled % divisor == 0:
+        return unscaled // divisor
+    from fractions import Fraction  # only for a part of a unit: importing it costs ~2 ms of start-up
+
+    return Fraction(unscaled, divisor)
+
+
+def _written(value: str, base: int, exponent: int) -> tuple[int, int]:
+    """The amount the numeric part ``value`` with a suffix of ``base**exponent`` writes: ``(unscaled, scale)``
+    for ``unscaled * 10**-scale``."""
+    unscaled, scale = _parse_dec(value)
+    if base == 10:
+        return unscaled, scale - exponent
+    return unscaled << exponent, scale
+
+
 def _parse_dec(value: str) -> tuple[int, int]:
     """``inf.Dec.SetString`` for the numeric part the scanner returned (sign, digits, optional point)."""
     sign = 1
@@ -441,6 +471,8 @@ def go_float_string(f: float) -> str:
         if mant.endswith(".0"):
             mant = mant[:-2]
         return f"{mant}e{sign}{digits}"
+    from decimal import Decimal  # only for a float: importing it costs start-up time
+
     s = format(Decimal(repr(f)), "f")
     if "." in s:
         s = s.rstrip("0").rstrip(".")
@@ -501,20 +533,3 @@ class QuantityCache:
         if q is None:
             q = self._parsed[key] = from_json(value)  # an error is raised each time, never remembered
         return q
-
-
-# --- float32 arithmetic -----------------------------------------------------------------------
-_F32: Final = struct.Struct("f")
-
-
-def f32(x: float) -> float:
-    """Round a Python float to IEEE-754 single precision."""
-    return float(_F32.unpack(_F32.pack(x))[0])
-
-
-def overcommit_request(guest: Quantity, percent: int) -> Quantity:
-    """KubeVirt's memory request for ``overcommitPercent`` (float32 ops, truncation, guest's format)."""
-    v = guest.value()
-    factor = f32(f32(1.0) - f32(f32(float(percent)) / f32(100.0)))
-    r = f32(f32(float(v)) * factor)
-    return Quantity.from_int(int(r), guest.format)
