@@ -42,8 +42,8 @@ _TAG_MAP = "tag:yaml.org,2002:map"
 _TAG_SEQ = "tag:yaml.org,2002:seq"
 
 
-class _EventParser(_Parser):  # type: ignore[misc,unused-ignore]
-    """libyaml's parser, used only for its events. Resolution happens in :func:`_scalar`."""
+class EventParser(_Parser):  # type: ignore[misc,unused-ignore]
+    """libyaml's parser, used only for its events. Resolution happens in :func:`scalar_value`."""
 
     def resolve(self, kind: Any, value: Any, implicit: Any) -> str:  # pragma: no cover - not used by events
         return _STR
@@ -65,7 +65,8 @@ def _where(event: Any) -> str:
     return f"line {m.line + 1}, column {m.column + 1}"
 
 
-def _scalar(event: Any) -> Any:
+def scalar_value(event: Any) -> Any:
+    """A scalar event's value as kubectl reads it (YAML 1.1 resolution, safe tags only)."""
     value: str = event.value
     tag = event.tag
     if tag is None or tag == "!":
@@ -109,7 +110,7 @@ def _count_nodes(value: Any) -> int:
     return n
 
 
-def _key(value: Any, event: Any) -> str:
+def key_text(value: Any, event: Any) -> str:
     """Mapping keys become strings as sigs.k8s.io/yaml does (``convertToJSONableObject`` in its yaml.go):
     ints in decimal, floats as ``strconv.FormatFloat(f, 'g', -1, 32)``, booleans as true/false. It refuses
     the other keys go-yaml v2 can produce (null, an integer beyond int64, which go-yaml reads as uint64)."""
@@ -169,7 +170,7 @@ def load_documents(text: str, *, track: str | None = None) -> list[Document]:
     ``track="items"`` records the source span of each entry of a root mapping's ``items`` sequence
     (a ResourceList); ``track="root"`` is implied for documents (their own span).
     """
-    parser = _EventParser(text if type(text) is str else str(text))  # libyaml takes no str subclass (io.inputs.Joined)
+    parser = EventParser(text if type(text) is str else str(text))  # libyaml takes no str subclass (io.inputs.Joined)
     docs: list[Document] = []
     anchors: dict[str, Any] = {}
     alias_budget = MAX_ALIAS_NODES
@@ -203,7 +204,7 @@ def load_documents(text: str, *, track: str | None = None) -> list[Document]:
         else:
             key = top[1]
             if key is _no_key:
-                top[1] = _key(value, event)
+                top[1] = key_text(value, event)
                 return
             if key == "<<" and top[6]:  # YAML merge key
                 merged = top[7] if top[7] is not None else set()
@@ -232,14 +233,14 @@ def load_documents(text: str, *, track: str | None = None) -> list[Document]:
                         elif not value:
                             value = None
                 else:
-                    value = _scalar(event)
+                    value = scalar_value(event)
                 if event.anchor is not None:
                     anchors[event.anchor] = value
                 top = stack[-1] if stack else None
                 if top is not None and top[8]:
                     key = top[1]
                     if key is _no_key:
-                        top[1] = value if type(value) is str else _key(value, event)
+                        top[1] = value if type(value) is str else key_text(value, event)
                         top[6] = value == "<<" and not event.style
                         continue
                     mapping = top[0]

@@ -27,7 +27,7 @@ from typing import Any, NamedTuple
 from yaml import events as ev
 
 from krm_fn.io.emitter import Emitter
-from krm_fn.io.loader import _EventParser, _key, _scalar
+from krm_fn.io.loader import EventParser, key_text, scalar_value
 
 MAX_EDITS = 16
 
@@ -89,9 +89,31 @@ def edit_tree(old: dict[str, Any], new: dict[str, Any], budget: list[int]) -> Ed
     return edits
 
 
-# A mapping with changes of its own: (start of its first line, its start, end of its last pair, order of that
-# end among insertions at the same point, its edits, its column).
-Site = tuple[int, int, int, int, Edits, int]
+class Site(NamedTuple):
+    """A mapping with changes of its own."""
+
+    line_start: int  # the start of its first line
+    start: int
+    end: int  # the end of its last pair
+    order: int  # of that end among insertions at the same point
+    node: Edits
+    column: int
+
+
+class _Frame:
+    """An open mapping or sequence while :func:`locate` walks the events."""
+
+    __slots__ = ("edits", "key", "key_start", "key_column", "in_value", "pairs_end", "start", "column")
+
+    def __init__(self, edits: Edits | None, in_value: bool | None, start: int, column: int) -> None:
+        self.edits = edits  # its edits (None: nothing in it is edited)
+        self.key: str | None = None  # the pending key
+        self.key_start = 0
+        self.key_column = 0
+        self.in_value = in_value  # a mapping: whether the next node is the pending key's value; None: a sequence
+        self.pairs_end: int | None = None  # the end of its last pair so far
+        self.start = start
+        self.column = column
 
 
 def locate(text: str, edits: Edits, entry: bool = False
@@ -103,12 +125,10 @@ def locate(text: str, edits: Edits, entry: bool = False
     of the mapping with the column of the mapping (and, in place of an end, a key that puts deeper
     insertions at the same point first).
     """
-    parser = _EventParser(text)
+    parser = EventParser(text)
     out: list[tuple[int, int, str, Any]] = []
     sites: list[Site] = []
-    # frames: [edits or None, pending key, key start, key column, child-is-value?, last pair end, mapping start,
-    #          mapping column]
-    frames: list[list[Any]] = []
+    frames: list[_Frame] = []
     remaining = edits.pending()
     root = True
     wrapper = entry  # ``text`` is "- <item>": a one-entry sequence around the item
@@ -119,10 +139,10 @@ def locate(text: str, edits: Edits, entry: bool = False
             return None
         frame = frames[-1] if frames else None
         if cls is ev.ScalarEvent or cls is ev.AliasEvent:
-            if frame is not None and frame[0] is not None and frame[4] is False:
-                key = _key(_scalar(event), event) if cls is ev.ScalarEvent else None  # as the loader reads it
-                frame[1], frame[2], frame[3] = key, event.start_mark.index, event.start_mark.column
-                frame[4] = True
+            if frame is not None and frame.edits is not None and frame.in_value is False:
+                key = key_text(scalar_value(event), event) if cls is ev.ScalarEvent else None  # as the loader reads it
+                frame.key, frame.key_start, frame.key_column = key, event.start_mark.index, event.start_mark.column
+                frame.in_value = True
                 continue
             remaining -= _value_done(frame, event, text, out)
         elif cls is ev.MappingStartEvent or cls is ev.SequenceStartEvent:
@@ -133,31 +153,31 @@ def locate(text: str, edits: Edits, entry: bool = False
             if frame is None and root:
                 sub = edits
                 root = False
-            elif frame is not None and frame[0] is not None and frame[4] is True:
-                candidate = frame[0].changes.get(frame[1])
+            elif frame is not None and frame.edits is not None and frame.in_value is True:
+                candidate = frame.edits.changes.get(frame.key) if frame.key is not None else None
                 sub = candidate if isinstance(candidate, Edits) else None
             if sub is not None and (cls is not ev.MappingStartEvent or event.flow_style):
-                if frame is None:
+                if frame is None or frame.edits is None or frame.key is None:
                     return None
-                had = frame[0].direct()
-                frame[0].changes[frame[1]] = REPLACE  # a flow mapping: rewrite the whole pair
+                had = frame.edits.direct()
+                frame.edits.changes[frame.key] = REPLACE  # a flow mapping: rewrite the whole pair
                 remaining += 1 + (not had) - sub.pending()
                 sub = None
             mark = event.start_mark
-            frames.append([sub, None, 0, 0, False if cls is ev.MappingStartEvent else None, None, mark.index,
-                           mark.column])
+            frames.append(_Frame(sub, False if cls is ev.MappingStartEvent else None, mark.index, mark.column))
         elif cls is ev.MappingEndEvent or cls is ev.SequenceEndEvent:
             done = frames.pop()
-            node: Edits | None = done[0]
+            node = done.edits
             if node is not None and node.direct():
-                if done[5] is None:
+                if done.pairs_end is None:
                     return None
                 # several mappings can end at the same place: deeper ones first in the text
-                order = done[5] - len(frames) - 1
+                order = done.pairs_end - len(frames) - 1
                 additions = {k: node.new[k] for k, v in node.changes.items() if v == ADD}
                 if additions:
-                    out.append((done[5], order, ADD, (additions, done[7], node.new)))
-                sites.append((text.rfind("\n", 0, done[6]) + 1, done[6], done[5], order, node, done[7]))
+                    out.append((done.pairs_end, order, ADD, (additions, done.column, node.new)))
+                sites.append(Site(text.rfind("\n", 0, done.start) + 1, done.start, done.pairs_end, order, node,
+                                  done.column))
                 remaining -= 1
             remaining -= _value_done(frames[-1] if frames else None, event, text, out)
     return out, sites
@@ -172,19 +192,19 @@ def _line_end(text: str, index: int) -> int:
     return len(text) if nl < 0 else nl + 1
 
 
-def _value_done(frame: list[Any] | None, event: Any, text: str, out: list[tuple[int, int, str, Any]]) -> int:
+def _value_done(frame: _Frame | None, event: Any, text: str, out: list[tuple[int, int, str, Any]]) -> int:
     """A mapping value ended: record the pair's span if it is edited (returns 1), and where the
     mapping's pairs end."""
-    if frame is None or frame[4] is not True:
+    if frame is None or frame.in_value is not True:
         return 0
-    frame[4] = False
-    key, key_start, column = frame[1], frame[2], frame[3]
+    frame.in_value = False
+    key, key_start, column = frame.key, frame.key_start, frame.key_column
     end = _line_end(text, event.end_mark.index)
-    frame[5] = end
-    node: Edits | None = frame[0]
+    frame.pairs_end = end
+    node = frame.edits
     edit = node.changes.get(key) if node is not None and isinstance(key, str) else None
     if edit == REPLACE or edit == REMOVE:
-        assert node is not None
+        assert node is not None and key is not None
         out.append((key_start, end, edit, ({key: node.new.get(key)}, column, node.new)))
         return 1
     return 0
@@ -261,7 +281,7 @@ class Spliced:
         skeleton_text = "".join(skel)
         frozen = frozenset(blanked)
         reads = []
-        for line_start, _, end, order, node, column in self._sites:
+        for line_start, _, end, order, node, column in self._sites:  # Site's fields
             lo = bisect_left(keys, (line_start, line_start))
             hi = bisect_right(keys, (end, order))
             lo = line_start + (shifts[lo - 1] if lo else 0)
@@ -272,22 +292,23 @@ class Spliced:
         return reads
 
 
-# an edit as spliced: (start, order, end, replacement, pairs written or None, column, their mapping, characters
-# cut from the start of the pairs' text)
-_Edit = tuple[int, int, int, str, "dict[str, Any] | None", int, "dict[str, Any]", int]
+class _Edit(NamedTuple):
+    """An edit as spliced."""
 
-
-def splice(text: str, old: dict[str, Any], new: dict[str, Any], e: Emitter, edits: Edits | None = None,
-           entry: bool = False) -> str | None:
-    """``text`` (the column-0 source of ``old``, or with ``entry`` its ``- `` sequence entry) edited to
-    represent ``new``; None when it cannot be. See :func:`splice_checked` for what to read back."""
-    done = splice_checked(text, old, new, e, edits, entry)
-    return done.text if done is not None else None
+    start: int
+    order: int
+    end: int
+    replacement: str
+    pairs: dict[str, Any] | None  # the pairs written (None: removed)
+    column: int
+    mapping: dict[str, Any]  # their mapping
+    cut: int  # characters cut from the start of the pairs' text
 
 
 def splice_checked(text: str, old: dict[str, Any], new: dict[str, Any], e: Emitter, edits: Edits | None = None,
                    entry: bool = False) -> Spliced | None:
-    """:func:`splice`, with what to read back (:meth:`Spliced.reads`); None when it cannot be spliced."""
+    """``text`` (the column-0 source of ``old``, or with ``entry`` its ``- `` sequence entry) edited to represent
+    ``new``, with what to read back (:meth:`Spliced.reads`); None when it cannot be spliced."""
     if edits is None:
         edits = plan(old, new)
         if edits is None:
@@ -305,9 +326,9 @@ def splice_checked(text: str, old: dict[str, Any], new: dict[str, Any], e: Emitt
     if located is None:
         return None
     spans, sites = located
-    for line_start, start, *_ in sites:
-        if not _entry_prefix(text[line_start:start]):  # a tag or anything else before the first key: its
-            return None                                # column is not its keys' column
+    for site in sites:
+        if not _entry_prefix(text[site.line_start:site.start]):  # a tag or anything else before the first key:
+            return None                                          # its column is not its keys' column
     edited: list[_Edit] = []
     for start, order, kind, payload in spans:
         end = start if kind == ADD else order
@@ -323,16 +344,16 @@ def splice_checked(text: str, old: dict[str, Any], new: dict[str, Any], e: Emitt
                 replacement, cut = replacement[column:], column
             else:  # an explicit key ("? key"), or anything else before the key
                 return None
-        edited.append((start, order, end, replacement, None if kind == REMOVE else pairs, column, mapping, cut))
-    edited.sort(key=lambda s: (s[0], s[1]))
+        edited.append(_Edit(start, order, end, replacement, None if kind == REMOVE else pairs, column, mapping, cut))
+    edited.sort(key=lambda s: (s.start, s.order))
     out: list[str] = []
     pos = 0
-    for start, _, end, replacement, *_ in edited:
-        if start < pos:
+    for edit in edited:
+        if edit.start < pos:
             return None
-        out.append(text[pos:start])
-        out.append(replacement)
-        pos = end
+        out.append(text[pos:edit.start])
+        out.append(edit.replacement)
+        pos = edit.end
     out.append(text[pos:])
     return Spliced("".join(out), text, edited, sites, e)
 
