@@ -360,8 +360,7 @@ def default_file(obj: Obj, directory: str) -> str:
     return posixpath.join(directory, name) if directory else name
 
 
-def upsert(items: list[Obj], generated: Sequence[Obj], directory: str,
-           file_for: Callable[[Obj, str], str] = default_file) -> list[Obj]:
+def upsert(items: list[Obj], generated: Sequence[Obj], directory: str) -> list[Obj]:
     """Replace items with the same id (:func:`krm_fn.kube.identity.object_id`) in place (keeping their annotations),
     append the others with path/index annotations. An existing item whose content is already what we
     generate stays the very same object, so it is written back byte-for-byte."""
@@ -377,7 +376,7 @@ def upsert(items: list[Obj], generated: Sequence[Obj], directory: str,
             if merged != existing:
                 out[at] = merged
             continue
-        out.append(_with_annotations(obj, {**_annotations(obj), **files.place(file_for(obj, directory))}))
+        out.append(_with_annotations(obj, {**_annotations(obj), **files.place(default_file(obj, directory))}))
         position[key] = len(out) - 1
     return out
 

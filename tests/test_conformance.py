@@ -15,7 +15,7 @@ from krm_fn.kube.api import INSTANCETYPE_KINDS, PREFERENCE_KINDS
 from krm_fn.kubevirt.cluster import ClusterConfig
 from krm_fn.kubevirt.find import FindError, find_object
 from krm_fn.kubevirt.pipeline import vm_stages
-from krm_fn.render.rendering import render
+from tests.render_support import render
 from krm_fn.render.spec import RendererSpec
 from tests.engine_support import (
     Case,

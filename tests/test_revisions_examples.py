@@ -178,7 +178,7 @@ def test_emitted_objects_are_valid_and_pins_resolve(pkg: Path) -> None:
 
 def test_conformance_revisions_are_valid() -> None:
     """Every revision and pinned VM of the shared conformance corpus validates too (not only the examples)."""
-    from krm_fn.render.rendering import render
+    from tests.render_support import render
     from krm_fn.render.spec import RendererSpec
     from tests.engine_support import case_dirs, load_case
 

@@ -84,11 +84,3 @@ class Rendering:
             # against self.items: what migrate emitted it has validated already (krm_fn.render.migrate)
             return out, results + not_yet_said(results, output_results(self.items, out))
         return out, results
-
-
-def render(items: list[Obj], spec: RendererSpec,
-           catalog_objects: Callable[[], Sequence[Obj]]) -> tuple[list[Obj], list[Result]]:
-    """Process every VirtualMachine in ``items`` (input order), in this process; other items pass through
-    untouched."""
-    rendering = Rendering(items, spec, catalog_objects)
-    return rendering.finish(rendering.every_item())

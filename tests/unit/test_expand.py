@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from krm_fn.kubevirt.cluster import ClusterConfig
-from krm_fn.render.rendering import render
+from tests.render_support import render
 from krm_fn.render.spec import RendererSpec
 from tests.engine_support import instancetype, make_object, make_vm, preference
 

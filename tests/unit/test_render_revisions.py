@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from krm_fn.render.rendering import render
+from tests.render_support import render
 from krm_fn.render.spec import RendererSpec, RevisionsSpec
 from tests.engine_support import instancetype, make_vm, preference
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from krm_fn.render.rendering import render
+from tests.render_support import render
 from krm_fn.render.spec import RendererSpec, RevisionsSpec
 from krm_fn.render.scope import clear_cluster_namespaces
 from tests.engine_support import instancetype, make_object, make_vm

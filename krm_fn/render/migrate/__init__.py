@@ -5,8 +5,8 @@ One module per legacy form: :mod:`.flavor` (``profiles`` flavors), :mod:`.object
 ``spec`` flavors, deprecated topology values), :mod:`.vm` (``spec.flavor``), :mod:`.revision`
 (ControllerRevisions KubeVirt >= v1.7 cannot decode). This module walks the items.
 
-Rules (as :func:`krm_fn.render.rendering.render`): input dicts are never mutated; an unchanged item is returned as the
-same object, a changed one is a new dict; names, labels and path/index annotations are kept (a rewritten
+Rules (as :class:`krm_fn.render.rendering.Rendering`): input dicts are never mutated; an unchanged item is returned as
+the same object, a changed one is a new dict; names, labels and path/index annotations are kept (a rewritten
 ControllerRevision gets a new name, see the docs); one ``warning`` result per rewrite, one ``error`` for what
 needs a decision (that object is left unchanged); migrating migrated output changes nothing.
 """
