@@ -24,7 +24,7 @@ from typing import Any
 
 from krm_fn.errors import InputError
 from krm_fn.io.inputs import Source
-from krm_fn.io.resourcelist import Origin, ResourceList
+from krm_fn.io.resourcelist import Origin, ResourceList, line_of, origin_of
 from krm_fn.kube.api import ANN_LEGACY_INDEX, ANN_LEGACY_PATH, FN_GROUP
 from krm_fn.kube.identity import ObjectId, group_of, object_id
 from krm_fn.kube.paths import Obj
@@ -52,7 +52,8 @@ def check_unique(rl: ResourceList) -> None:
     first: dict[ObjectId, Origin] = {}
     for item in rl.items:
         key = object_id(item)
-        origin = rl.origins[id(item)]
+        origin = origin_of(rl, item)
+        assert origin is not None, "every item of parse_sources has an origin"
         seen = first.setdefault(key, origin)
         if seen is not origin:
             group, kind, namespace, name = key
@@ -63,7 +64,7 @@ def check_unique(rl: ResourceList) -> None:
 
 
 def _place(rl: ResourceList, origin: Origin) -> str:
-    return f"{origin.file} line {origin.line(rl.text)}"
+    return f"{origin.file} line {line_of(rl, origin)}"
 
 
 def printed(item: Any, config_id: ObjectId | None) -> bool:
@@ -95,7 +96,7 @@ def with_files(rl: ResourceList, results: list[Result]) -> list[Result]:
     path annotation); a result about an object read from stdin or that no input holds names no file."""
     where: dict[ResourceRef, FileRef] = {}
     for item in rl.items:
-        origin = rl.origins.get(id(item))
+        origin = origin_of(rl, item)
         if origin is not None and origin.is_file:
             where.setdefault(ResourceRef.of(item), FileRef(origin.file, origin.index))
     return [r._replace(file=where.get(r.resource_ref) if r.resource_ref is not None else None)

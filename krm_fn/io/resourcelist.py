@@ -63,20 +63,40 @@ class Origin:
 
 @dataclass(slots=True)
 class ResourceList:
+    """The kpt SDK's ResourceList: items, functionConfig, results. How the list was read (its text, each item's
+    place in it, what else it held) stays in this module (``_read``)."""
+
     items: list[Obj]
     function_config: Obj | None = None
     results: list[Obj] = field(default_factory=list)
-    api_version: str = RESOURCE_LIST_API_VERSION
-    extra: Obj = field(default_factory=dict)  # other top-level keys, passed through
-    # id(item) -> (start, end, column) of the item's node in `text`
-    source: dict[int, tuple[int, int, int]] = field(default_factory=dict)
-    text: str = ""
-    # the objects `source` refers to, kept alive so their ids stay unique
-    originals: list[Any] = field(default_factory=list)
-    # id(item) -> where it came from (the stream modes' inputs: parse_sources)
-    origins: dict[int, Origin] = field(default_factory=dict)
-    _by_identity: dict[tuple[str, ...], Any] | None = None
-    _directives: bool | None = None
+    _read: _Read = field(default_factory=lambda: _Read(""), repr=False, compare=False)
+
+
+def origin_of(rl: ResourceList, item: Obj) -> Origin | None:
+    """Where a stream item came from (:func:`parse_sources`); None for an item that was not read."""
+    return rl._read.origins.get(id(item))
+
+
+def line_of(rl: ResourceList, origin: Origin) -> int:
+    """The line of ``origin``'s document in its own input (1-based)."""
+    return origin.line(rl._read.text)
+
+
+class _Read:
+    """How a list was read: its text and each item's span in it (source text written back as it stands), the
+    items as read (their ids key the spans), each stream item's origin, and the ResourceList's other keys."""
+
+    __slots__ = ("text", "api_version", "extra", "source", "originals", "origins", "_by_identity", "_directives")
+
+    def __init__(self, text: str, api_version: str = RESOURCE_LIST_API_VERSION, extra: Obj | None = None) -> None:
+        self.text = text
+        self.api_version = api_version
+        self.extra: Obj = extra if extra is not None else {}  # other top-level keys, passed through
+        self.source: dict[int, tuple[int, int, int]] = {}  # id(item) -> (start, end, column) of its node in text
+        self.originals: list[Any] = []  # the objects `source` refers to, kept alive so their ids stay unique
+        self.origins: dict[int, Origin] = {}  # id(item) -> where it came from (the stream modes' inputs)
+        self._by_identity: dict[tuple[str, ...], Any] | None = None
+        self._directives: bool | None = None
 
     def original_of(self, obj: Any) -> Any:
         """The input item a changed item replaces (same kpt id, else same object id)."""
@@ -270,16 +290,14 @@ def _resource_list_from(root: Any, text: str, doc: Document | None) -> ResourceL
     if not isinstance(results, list):
         raise InputError("ResourceList.results must be a list")
     extra = {k: v for k, v in root.items() if k not in ("apiVersion", "kind", "items", "functionConfig", "results")}
-    rl = ResourceList(items=items, function_config=fn_config, results=results,
-                      api_version=str(root.get("apiVersion") or RESOURCE_LIST_API_VERSION), extra=extra)
+    read = _Read(text if doc is not None else "", str(root.get("apiVersion") or RESOURCE_LIST_API_VERSION), extra)
     if doc is not None:
-        rl.text = text
         for item in items:
             span = doc.spans.get(id(item))
             if span is not None:
-                rl.source[id(item)] = span
-        rl.originals = list(items)
-    return rl
+                read.source[id(item)] = span
+        read.originals = list(items)
+    return ResourceList(items, fn_config, results, read)
 
 
 def _check_item(item: Any, where: str, place: Callable[[], str] | None = None) -> None:  # noqa: C901
@@ -318,35 +336,11 @@ def _unwrapped(value: Any, place: Callable[[], str] | None = None) -> list[Any] 
     return inner
 
 
-def parse_stream(text: str) -> ResourceList:
-    """A plain multi-document stream (kustomize legacy plugins, standalone mode) as a ResourceList.
-
-    ``List`` objects and ResourceLists inside the stream are unwrapped into their items. Each input of a
-    :class:`krm_fn.io.inputs.Joined` text is read on its own (JSON or YAML, see that module).
-    """
-    text, docs = read_stream(text)
-    rl = ResourceList(items=[], text=text)
-    for d in docs:
-        value = d.value
-        if value is None:
-            continue
-        inner = _unwrapped(value)
-        if inner is not None:
-            rl.items.extend(inner)
-            continue
-        _check_item(value, f"document {len(rl.items) + 1}")
-        rl.items.append(value)
-        if d.end > d.start:
-            rl.source[id(value)] = (d.start, d.end, d.column)
-    rl.originals = list(rl.items)
-    return rl
-
-
 def parse_sources(sources: Sequence[Source], skip: Callable[[Source, Any], bool], fast: bool = True) -> ResourceList:
     """The stream modes' inputs as one ResourceList: each input decoded and read on its own (JSON or YAML;
     ``fast``: YAML may take the yaml-rs lane), so every error names the input and a line in it; ``List``
     objects and ResourceLists unwrapped; documents for which ``skip(source, value)`` is true left out. Each
-    item's origin is kept in ``rl.origins`` (the items are not annotated)."""
+    item's origin is kept aside (:func:`origin_of`: the items are not annotated)."""
     texts = []
     for source in sources:
         try:
@@ -355,7 +349,8 @@ def parse_sources(sources: Sequence[Source], skip: Callable[[Source, Any], bool]
             raise InputError(f"{source.name}: {exc.message}") from None
     kept = [(source, text) for source, text in zip(sources, texts) if text.strip()]
     joined = Joined.of([text for _, text in kept])
-    rl = ResourceList(items=[], text=joined)
+    rl = ResourceList(items=[], _read=_Read(joined))
+    read = rl._read
     for (source, text), (at, _) in zip(kept, joined.parts):
         try:
             docs = keep_whole_lines(text, read_documents(text, fast=fast)[0])
@@ -373,15 +368,15 @@ def parse_sources(sources: Sequence[Source], skip: Callable[[Source, Any], bool]
             inner = _unwrapped(value, place)
             if inner is not None:
                 for item in inner:
-                    rl.origins[id(item)] = origin
+                    read.origins[id(item)] = origin
                 rl.items.extend(inner)
                 continue
             _check_item(value, "", place)
             rl.items.append(value)
-            rl.origins[id(value)] = origin
+            read.origins[id(value)] = origin
             if d.end > d.start:
-                rl.source[id(value)] = (at + d.start, at + d.end, d.column)
-    rl.originals = list(rl.items)
+                read.source[id(value)] = (at + d.start, at + d.end, d.column)
+    read.originals = list(rl.items)
     return rl
 
 
@@ -401,7 +396,7 @@ def _shared_values(rl: ResourceList, items: Sequence[OutItem]) -> frozenset[int]
     seen: set[int] = set()
     shared: set[int] = set()
     for item in items:
-        if id(item) in rl.source or type(item) is not dict:
+        if id(item) in rl._read.source or type(item) is not dict:
             continue
         for value in item.values():
             if type(value) is dict and value:
@@ -416,7 +411,8 @@ def dump_resource_list(rl: ResourceList, items: Sequence[OutItem], results: list
     e = Emitter()
     shared = e.shared = _shared_values(rl, items)
     out = e.out
-    out.append(f"apiVersion: {e.scalar(rl.api_version)}\nkind: ResourceList\n")
+    read = rl._read
+    out.append(f"apiVersion: {e.scalar(read.api_version)}\nkind: ResourceList\n")
     if not items:
         out.append("items: []\n")
     else:
@@ -424,7 +420,7 @@ def dump_resource_list(rl: ResourceList, items: Sequence[OutItem], results: list
 
         part = Emitter()  # one per process (a forked child gets its own copy): its caches serve every block
         part.shared = shared
-        rl.index_originals()
+        read.index_originals()
 
         def entries(lo: int, hi: int) -> str:
             return "".join(_write_items(rl, part, items[lo:hi], as_entry=True))
@@ -432,8 +428,8 @@ def dump_resource_list(rl: ResourceList, items: Sequence[OutItem], results: list
         out.append(write_parts(_write_costs(rl, items), entries, workers))
     if rl.function_config is not None:
         e.mapping({"functionConfig": rl.function_config}, "")
-    if rl.extra:
-        e.mapping(rl.extra, "")
+    if read.extra:
+        e.mapping(read.extra, "")
     if results:
         e.mapping({"results": results}, "")
     check_emitted(e.take_owed())
@@ -448,7 +444,7 @@ def _take(e: Emitter) -> str:
 
 def _write_costs(rl: ResourceList, items: Sequence[OutItem]) -> list[int]:
     """1 for an item that must be written (changed or generated), 0 for one passed through as it came."""
-    source = rl.source
+    source = rl._read.source
     return [0 if id(item) in source or type(item) is Prewritten else 1 for item in items]
 
 
@@ -487,9 +483,9 @@ def _item_text(rl: ResourceList, e: Emitter, item: OutItem, as_entry: bool, read
     :meth:`ResourceList.changed_text`."""
     if isinstance(item, Prewritten):
         return item.text
-    source = rl.source_text(item, as_entry)
+    source = rl._read.source_text(item, as_entry)
     if source is None:
-        return rl.changed_text(e, item, as_entry, reads, owner)
+        return rl._read.changed_text(e, item, as_entry, reads, owner)
     text, trusted = source
     if not trusted:
         reads.add(text if as_entry else _item_as_entry(text), item, owner)
@@ -528,7 +524,7 @@ def dump_stream(rl: ResourceList, items: Sequence[OutItem], workers: int = 1) ->
     """A plain ``---``-separated stream of the items (no results): kustomize plugins, Argo CD CMP."""
     e = Emitter()  # one per process, as in dump_resource_list
     e.shared = _shared_values(rl, items)
-    rl.index_originals()
+    rl._read.index_originals()
 
     def documents(lo: int, hi: int) -> str:
         texts = _write_items(rl, e, items[lo:hi], as_entry=False)

@@ -115,7 +115,8 @@ def test_bad_input_is_the_same_error_with_a_child_running(small_thresholds: dict
 @pytest.mark.parametrize("mode", ["revisions", "expand"])
 def test_stream_modes_render_on_two_processes_what_one_renders(small_thresholds: dict[str, int], mode: str) -> None:
     """The kustomize plugin and standalone (Argo CD) modes: documents in, documents out."""
-    from krm_fn.io.resourcelist import document_texts, dump_stream, parse_resource_list, parse_stream
+    from krm_fn.io.resourcelist import document_texts, dump_stream, parse_resource_list
+    from tests.io_support import parse_stream
     from krm_fn.process import run_parsed
 
     fleet = parse_resource_list(_fleet(f"mode: {mode}").decode())

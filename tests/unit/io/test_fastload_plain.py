@@ -130,8 +130,8 @@ def test_a_generator_resource_list_takes_the_lane(monkeypatch: pytest.MonkeyPatc
 
     monkeypatch.setattr("krm_fn.io.loader.load_documents", refuse)
     got = parse_resource_list(text)
-    assert (got.items, got.function_config, got.results, got.api_version, got.extra) == \
-        (want.items, want.function_config, want.results, want.api_version, want.extra)
+    assert (got.items, got.function_config, got.results, got._read.api_version, got._read.extra) == \
+        (want.items, want.function_config, want.results, want._read.api_version, want._read.extra)
     with pytest.raises(AssertionError, match="loader"):  # items: the entry lane or the loader, for their spans
         parse_resource_list(text.replace("items: []\n", "items: [{kind: A}]\n"))
 

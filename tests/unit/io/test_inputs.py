@@ -1,7 +1,7 @@
 """Input detection: JSON only when the whole input is JSON, YAML otherwise; one meaning per input.
 
-Each case runs in KRM mode (``parse_resource_list``), in stream mode (``parse_stream``) and through
-``process()`` bytes in, bytes out. Expected values come from the libyaml loader reading the same text (JSON
+Each case runs in KRM mode (``parse_resource_list``), in stream mode (``tests.io_support.parse_stream``) and through
+``process()``: bytes in, bytes out. Expected values come from the libyaml loader reading the same text (JSON
 is YAML too) or the same stream written without the disputed characters; never from our own output.
 """
 
@@ -15,9 +15,10 @@ import pytest
 from krm_fn.errors import InputError
 from krm_fn.io.inputs import Joined
 from krm_fn.io.loader import load_documents
-from krm_fn.io.resourcelist import dump_resource_list, dump_stream, parse_resource_list, parse_stream
+from krm_fn.io.resourcelist import dump_resource_list, dump_stream, parse_resource_list
 from krm_fn.process import Options, process
 from tests.conftest import assert_clean_failure, run_fn
+from tests.io_support import NAME, parse_stream
 from tests.unit.io.test_fastload import same
 
 RL = "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\n"
@@ -63,7 +64,7 @@ def test_trailing_comma_and_nan_are_not_json_but_yaml() -> None:
     for text in ['{"apiVersion": "v1", "kind": "ResourceList", "items": [],}\n',
                  '{"apiVersion": "v1", "kind": "ResourceList", "items": [], "x": NaN}\n']:
         rl = parse_resource_list(text)
-        assert same(rl.extra, {k: v for k, v in load_documents(text)[0].value.items()
+        assert same(rl._read.extra, {k: v for k, v in load_documents(text)[0].value.items()
                                if k not in ("apiVersion", "kind", "items")})
 
 
@@ -71,7 +72,7 @@ def test_json_numbers_mean_what_the_same_text_means_in_yaml() -> None:
     text = ('{"apiVersion": "v1", "kind": "ResourceList", "items": [], "n": 123456789012345678901234, '
             '"u": 18446744073709551615, "i": -9223372036854775808, "f": 1.5, "e": 1E5, "z": -0, "m": -0.0}')
     want = load_documents(text)[0].value  # libyaml reads JSON as a flow mapping
-    got = parse_resource_list(text).extra
+    got = parse_resource_list(text)._read.extra
     assert all(same(got[k], want[k]) for k in "nuifezm")
     assert type(got["n"]) is float and type(got["u"]) is int
 
@@ -109,10 +110,10 @@ def _json_error(text: str) -> str:
                                                        "line 1, column 46"),  # YAML got further
 ])
 def test_bad_json_is_one_clear_error_in_every_mode(text: str, message: str) -> None:
-    for parse in (parse_resource_list, parse_stream):
+    for parse, named in ((parse_resource_list, ""), (parse_stream, f"{NAME}: ")):
         with pytest.raises(InputError) as err:
             parse(text)
-        assert err.value.message.startswith(message), err.value.message
+        assert err.value.message.startswith(named + message), err.value.message
     with pytest.raises(InputError, match="^" + message.replace("(", r"\(").replace("[", r"\[")):
         process(text.encode(), Options())
 

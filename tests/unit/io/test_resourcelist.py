@@ -6,7 +6,8 @@ import pytest
 import yaml
 
 from krm_fn.errors import InputError
-from krm_fn.io.resourcelist import dump_resource_list, dump_stream, parse_resource_list, parse_stream
+from krm_fn.io.resourcelist import dump_resource_list, dump_stream, parse_resource_list
+from tests.io_support import parse_stream
 
 # What kpt sends: kyaml formatting plus user styles it keeps (quotes, flow maps, blocks, comments).
 KPT_INPUT = """\

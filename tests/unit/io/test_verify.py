@@ -24,11 +24,12 @@ from krm_fn.io import split
 from krm_fn.io.emitter import Emitter
 from krm_fn.io.loader import load_documents
 from krm_fn.io.resourcelist import (
-    decode, document_texts, dump_resource_list, dump_stream, entry_texts, parse_resource_list, parse_stream,
+    decode, document_texts, dump_resource_list, dump_stream, entry_texts, parse_resource_list,
 )
 from krm_fn.io.verify import ReadBacks, WriteError, check_emitted, same
 from krm_fn.process import Options, process
 from tests.conftest import bench_module
+from tests.io_support import parse_stream
 
 HEAD = "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n"
 RENDERER: str = bench_module("run").RENDERER.format(mode="revisions")
