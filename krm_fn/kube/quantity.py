@@ -82,6 +82,14 @@ def _interpret(suffix: str) -> tuple[int, int, Format] | None:
     return None
 
 
+def _digits_end(text: str, i: int) -> int:
+    """Where the run of ASCII digits from ``i`` ends."""
+    end = len(text)
+    while i < end and text[i] in _DIGITS:
+        i += 1
+    return i
+
+
 def _scan(text: str) -> tuple[bool, str, str, str, str]:
     """``parseQuantityString``: (positive, value, numerator, denominator, suffix); raises on bad shape."""
     positive = True
@@ -96,9 +104,7 @@ def _scan(text: str) -> tuple[bool, str, str, str, str]:
         if text[pos] != "0":
             break
         pos += 1
-    i = pos
-    while i < end and text[i] in _DIGITS:
-        i += 1
+    i = _digits_end(text, pos)
     num = text[pos:i]
     if i >= end:
         return positive, text, num, "", ""
@@ -108,9 +114,7 @@ def _scan(text: str) -> tuple[bool, str, str, str, str]:
     denom = ""
     if text[pos] == ".":
         pos += 1
-        i = pos
-        while i < end and text[i] in _DIGITS:
-            i += 1
+        i = _digits_end(text, pos)
         denom = text[pos:i]
         if i >= end:
             return positive, text, num, denom, ""
@@ -125,10 +129,7 @@ def _scan(text: str) -> tuple[bool, str, str, str, str]:
     pos = i
     if text[pos] in "+-":
         pos += 1
-    i = pos
-    while i < end and text[i] in _DIGITS:
-        i += 1
-    if i >= end:
+    if _digits_end(text, pos) >= end:
         return positive, value, num, denom, text[suffix_start:]
     raise QuantityError(ERR_FORMAT)
 
