@@ -7,7 +7,7 @@ wrappers are looked through.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Final, TypeVar, cast
 
 from krm_fn.kube.api import (

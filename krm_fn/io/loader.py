@@ -26,7 +26,7 @@ from krm_fn.errors import InputError
 from krm_fn.io.document import MAX_ALIAS_NODES, MAX_DEPTH, Document, YAMLSyntaxError
 from krm_fn.kube.float32 import f32
 from krm_fn.kube.paths import copy_json
-from krm_fn.io.scalars import _NUMERIC_START, SPECIAL_PLAIN, resolve_plain
+from krm_fn.io.scalars import NUMERIC_START, SPECIAL_PLAIN, resolve_plain
 
 try:  # libyaml's C parser; the pure-Python parser is a slow but equivalent fallback
     from yaml._yaml import CParser as _Parser
@@ -185,7 +185,7 @@ def load_documents(text: str, *, track: str | None = None) -> list[Document]:
     _no_key = _NOKEY
     scalar_event = ev.ScalarEvent
     special = SPECIAL_PLAIN
-    numeric_start = _NUMERIC_START
+    numeric_start = NUMERIC_START
 
     def attach(value: Any, event: Any, end_event: Any) -> None:
         nonlocal root

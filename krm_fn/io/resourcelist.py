@@ -21,7 +21,7 @@ from krm_fn.errors import InputError
 from krm_fn.io.document import Document
 from krm_fn.io.emitter import Emitter
 from krm_fn.io.fastload import load_plain, load_resource_list
-from krm_fn.io.inputs import Joined, Source, keep_whole_lines, read_documents, read_stream, without_document_boms
+from krm_fn.io.inputs import Joined, Source, keep_whole_lines, read_documents, without_document_boms
 from krm_fn.io.split import write_parts
 from krm_fn.io.verify import ReadBacks, check_emitted, has_directives, hazard
 from krm_fn.kube.api import ANN_ID, RESOURCE_LIST_API_VERSION, RESOURCE_LIST_KIND

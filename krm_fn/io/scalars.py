@@ -39,7 +39,7 @@ SPECIAL_PLAIN: dict[str, Any] = {
     **{s: math.nan for s in _NAN},
 }
 
-_NUMERIC_START = frozenset("+-.0123456789")
+NUMERIC_START = frozenset("+-.0123456789")  # what a plain scalar that may resolve to a number starts with
 # go-yaml v2.4.0 ``yamlStyleFloat``: the float syntax tried for a scalar starting with a digit or a sign
 _GO_FLOAT = re.compile(r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?")
 # a scalar starting with "." goes to ``strconv.ParseFloat`` as written: Go's decimal float syntax, which
@@ -86,7 +86,7 @@ def resolve_plain(s: str) -> Any:
     special = SPECIAL_PLAIN.get(s, MISSING)
     if special is not MISSING:
         return special
-    if s[0] not in _NUMERIC_START:
+    if s[0] not in NUMERIC_START:
         return s
     if s[0] == ".":
         return _go_float(s.replace("_", ""), s) if _GO_DOT_FLOAT.fullmatch(s) else s
@@ -132,7 +132,7 @@ def plain_ok(s: str) -> bool:
     """True when ``s`` can be written as a plain scalar and every reader gets the same string back."""
     if not s or s[0] in _BAD_START:
         return False
-    if s[0] in _NUMERIC_START or s in SPECIAL_PLAIN or s[0] in "=<~":
+    if s[0] in NUMERIC_START or s in SPECIAL_PLAIN or s[0] in "=<~":
         if resolve_plain(s) is not s or _OTHER_READERS.fullmatch(s):
             return False
     elif resolve_plain(s) is not s:
