@@ -25,7 +25,8 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from typing import Any
+from pathlib import PurePath
+from typing import Any, NamedTuple
 
 from krm_fn.errors import InputError
 from krm_fn.io.document import MAX_DEPTH, Document, YAMLSyntaxError
@@ -50,6 +51,23 @@ class Source:
     data: bytes
     in_directory: bool = False
     is_file: bool = True
+
+
+class Skipped(NamedTuple):
+    """What a stream mode leaves out of the inputs found by walking a directory (``krm_fn.stream.BUILD_FILES``):
+    every document of a file named one of ``names``, and documents of a kind of ``kinds`` (API group, kind)."""
+
+    names: frozenset[str]
+    kinds: frozenset[tuple[str, str]]
+
+    def covers(self, source: Source, value: Any) -> bool:
+        """Whether the document ``value`` of ``source`` is left out."""
+        if not source.in_directory:
+            return False
+        if PurePath(source.name).name in self.names:
+            return True
+        kind = value.get("kind") if isinstance(value, dict) else None
+        return isinstance(kind, str) and (str(value.get("apiVersion")).rpartition("/")[0], kind) in self.kinds
 
 
 class Joined(str):

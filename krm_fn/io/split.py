@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 import signal
 from collections.abc import Callable
-from typing import TypeVar
+from typing import NoReturn, TypeVar
 
 T = TypeVar("T")
 
@@ -52,9 +52,15 @@ def fork_map(ours: Callable[[], T], theirs: Callable[[], bytes]) -> tuple[T, byt
 
     None when no child could be started (nothing ran: the caller does it all); the bytes are None when the
     child failed in any way (the caller does that part itself)."""
-    child = Child.start(theirs)
+    child = Child.start()
     if child is None:
         return None
+    if child.in_child:  # pragma: no cover - the child process (its output is asserted through the parent's)
+        data = None
+        try:
+            data = theirs()
+        finally:
+            child.exit(data)  # never returns, whatever happened
     try:
         result = ours()
     except BaseException:
@@ -64,18 +70,34 @@ def fork_map(ours: Callable[[], T], theirs: Callable[[], bytes]) -> tuple[T, byt
 
 
 class Child:
-    """A forked process computing bytes for us."""
+    """A forked process computing bytes for us.
+
+    :meth:`start` returns in both processes, as ``os.fork`` does: in this one a handle on the child
+    (:meth:`result`, :meth:`cancel`), in the child one whose :attr:`in_child` is true. The child computes its
+    bytes and ends with :meth:`exit` in a ``finally`` (nothing of the caller's code runs on after it there)::
+
+        if child.in_child:
+            data = None
+            try:
+                data = work()
+            finally:
+                child.exit(data)
+    """
 
     def __init__(self, pid: int, fd: int) -> None:
-        self._pid = pid
-        self._fd = fd
+        self._pid = pid  # 0 in the child
+        self._fd = fd  # the pipe's read end here, its write end in the child
         self._data: bytes | None = None
         self._done = False
         self._status = -1
 
+    @property
+    def in_child(self) -> bool:
+        return self._pid == 0
+
     @classmethod
-    def start(cls, work: Callable[[], bytes]) -> Child | None:
-        """Fork a child running ``work()``; None when no child can be started."""
+    def start(cls) -> Child | None:
+        """Fork; None when no child can be started (then nothing was forked)."""
         if not hasattr(os, "fork"):  # pragma: no cover - Linux and macOS have it
             return None
         try:
@@ -89,7 +111,8 @@ class Child:
             os.close(w)
             return None
         if pid == 0:  # pragma: no cover - the child process (its output is asserted through the parent's)
-            _child(r, w, work)
+            os.close(r)
+            return cls(0, w)
         os.close(w)
         return cls(pid, r)
 
@@ -117,19 +140,19 @@ class Child:
         _, self._status = os.waitpid(self._pid, 0)
 
 
-def _child(r: int, w: int, work: Callable[[], bytes]) -> None:  # pragma: no cover - runs in the child
-    code = 1
-    try:
-        os.close(r)
-        data = work()
-        view = memoryview(len(data).to_bytes(_SIZE, "little") + data)
-        while view:
-            view = view[os.write(w, view):]
-        code = 0
-    except BaseException:  # noqa: BLE001 - the parent does this part itself
-        pass
-    finally:
-        os._exit(code)
+    def exit(self, data: bytes | None) -> NoReturn:  # pragma: no cover - runs in the child
+        """In the child: send ``data`` (None: it failed, the parent does its part itself) and end the process."""
+        code = 1
+        try:
+            if data is not None:
+                view = memoryview(len(data).to_bytes(_SIZE, "little") + data)
+                while view:
+                    view = view[os.write(self._fd, view):]
+                code = 0
+        except BaseException:  # noqa: BLE001 - the parent does this part itself
+            pass
+        finally:
+            os._exit(code)
 
 
 def _encode(parts: list[str]) -> bytes:
