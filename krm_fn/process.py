@@ -203,11 +203,8 @@ class Halves:
         if child is None:
             return None
         if child.in_child:  # pragma: no cover - the child process (its bytes are asserted through the parent's)
-            data = None
-            try:
-                data = cls(child, source, options).theirs()
-            finally:
-                child.exit(data)  # never returns, whatever happened
+            with child.sending() as out:  # the child ends with this block, whatever happens in it
+                out.append(cls(child, source, options).theirs())
         return cls(child, source, options)
 
     def stop(self) -> None:

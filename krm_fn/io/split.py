@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import os
 import signal
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import NoReturn, TypeVar
 
 T = TypeVar("T")
@@ -56,11 +57,8 @@ def fork_map(ours: Callable[[], T], theirs: Callable[[], bytes]) -> tuple[T, byt
     if child is None:
         return None
     if child.in_child:  # pragma: no cover - the child process (its output is asserted through the parent's)
-        data = None
-        try:
-            data = theirs()
-        finally:
-            child.exit(data)  # never returns, whatever happened
+        with child.sending() as out:
+            out.append(theirs())
     try:
         result = ours()
     except BaseException:
@@ -74,14 +72,11 @@ class Child:
 
     :meth:`start` returns in both processes, as ``os.fork`` does: in this one a handle on the child
     (:meth:`result`, :meth:`cancel`), in the child one whose :attr:`in_child` is true. The child computes its
-    bytes and ends with :meth:`exit` in a ``finally`` (nothing of the caller's code runs on after it there)::
+    bytes in :meth:`sending`, which ends the process (nothing of the caller's code runs on after it there)::
 
         if child.in_child:
-            data = None
-            try:
-                data = work()
-            finally:
-                child.exit(data)
+            with child.sending() as out:
+                out.append(work())
     """
 
     def __init__(self, pid: int, fd: int) -> None:
@@ -140,8 +135,18 @@ class Child:
         _, self._status = os.waitpid(self._pid, 0)
 
 
-    def exit(self, data: bytes | None) -> NoReturn:  # pragma: no cover - runs in the child
-        """In the child: send ``data`` (None: it failed, the parent does its part itself) and end the process."""
+    @contextmanager
+    def sending(self) -> Iterator[list[bytes]]:  # pragma: no cover - runs in the child
+        """In the child: the bytes put in the list are sent when the block completes; the process ends with the
+        block, whatever happens in it (an exception: nothing is sent, the parent does this part itself)."""
+        out: list[bytes] = []
+        try:
+            yield out
+        finally:
+            self._exit(out[0] if out else None)
+
+    def _exit(self, data: bytes | None) -> NoReturn:  # pragma: no cover - runs in the child
+        """Send ``data`` (None: nothing) and end the process."""
         code = 1
         try:
             if data is not None:
