@@ -26,7 +26,7 @@ import json
 import re
 from dataclasses import dataclass
 from pathlib import PurePath
-from typing import Any, NamedTuple
+from typing import Any
 
 from krm_fn.errors import InputError
 from krm_fn.io.document import MAX_DEPTH, Document, YAMLSyntaxError
@@ -53,12 +53,15 @@ class Source:
     is_file: bool = True
 
 
-class Skipped(NamedTuple):
+class Skipped:
     """What a stream mode leaves out of the inputs found by walking a directory (``krm_fn.stream.BUILD_FILES``):
     every document of a file named one of ``names``, and documents of a kind of ``kinds`` (API group, kind)."""
 
-    names: frozenset[str]
-    kinds: frozenset[tuple[str, str]]
+    __slots__ = ("names", "kinds")
+
+    def __init__(self, names: frozenset[str], kinds: frozenset[tuple[str, str]]) -> None:
+        self.names = names
+        self.kinds = kinds
 
     def covers(self, source: Source, value: Any) -> bool:
         """Whether the document ``value`` of ``source`` is left out."""
