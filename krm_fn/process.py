@@ -46,7 +46,7 @@ class Options(NamedTuple):
 
 class KrmInput:
     """KRM mode's input: the bytes of a ResourceList. (Plain classes for the inputs: every run defines them,
-    and a named tuple costs ten times as much to define.)"""
+    and a named tuple costs about eight times as much to define.)"""
 
     __slots__ = ("data",)
 

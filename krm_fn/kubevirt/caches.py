@@ -1,5 +1,5 @@
 """What one render computes once and every VM shares, one typed attribute per cache. A :class:`Caches` is
-created per render (``krm_fn.render.items.ItemRenderer``) and passed down by value: nothing here outlives it.
+created per render by the caller and passed down with the index: nothing here outlives it (no global state).
 """
 
 from __future__ import annotations
