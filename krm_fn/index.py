@@ -109,8 +109,8 @@ class Index:
         """The table, made from the objects on first use."""
         objects = self._objects
         if objects is not None:
+            self._add(objects)  # when reading them fails (a broken catalog), the next lookup fails the same way
             self._objects = None
-            self._add(objects)
         return self._table
 
     def _add(self, items: Iterable[Any]) -> None:
