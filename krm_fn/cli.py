@@ -501,12 +501,20 @@ def _catalog(args: list[str]) -> int:
     if args[:1] == ["docs"]:
         return _catalog_docs(args[1:])
     if args[:1] == ["diff"]:
-        from krm_fn.catalog.diff import USAGE as DIFF_USAGE, main as catalog_diff
+        from krm_fn.catalog.diff import USAGE as DIFF_USAGE, main as catalog_diff, request
+        from krm_fn.catalog.errors import command_line_message
+        from krm_fn.errors import FnError
 
         if any(a in HELP for a in args[1:]):
             _print(DIFF_USAGE + "\n")
             return 0
-        return catalog_diff(args[1:], _read_input, sys.stdout.write, lambda message: _die(message, 2))
+        try:
+            req = request(args[1:])
+            text, code = catalog_diff(req, [_read_input(spec) for spec in req.operands])
+        except FnError as exc:
+            _die(command_line_message(exc), 2)
+        sys.stdout.write(text)
+        return code
     if args[:1] and args[0] in HELP:
         _print(CATALOG_USAGE + "\n")
         return 0

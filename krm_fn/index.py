@@ -2,13 +2,15 @@
 
 Keys are ``(kind, namespace, name)``; cluster-scoped kinds use namespace ``""``. An object without a
 namespace is taken to be in ``default``, like the API server would place it. ``List`` / ``ResourceList``
-wrappers are looked through.
+wrappers are looked through. An index reads its objects on its first lookup, so the catalog's index (an
+iterable the core hands down that loads the catalog when first iterated) costs nothing until a reference is
+missing from the items.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from typing import Any, Final, TypeVar, cast
+from collections.abc import Collection, Iterable
+from typing import Any, Final
 
 from krm_fn.kube.api import (
     CDI_GROUP,
@@ -42,7 +44,6 @@ INDEXED_KINDS: Final[dict[str, str]] = {
 }
 
 Key = tuple[str, str, str]
-_T = TypeVar("_T")
 
 
 def is_vm(obj: Any) -> bool:
@@ -53,27 +54,37 @@ ANY_NAMESPACE: Final = "*"  # not a namespace name: the catalog's namespaced obj
 
 
 class Index:
-    """Lookup tables over the ResourceList items, with the catalog as a lazily loaded fallback.
+    """Lookup tables over ``objects`` (the ResourceList items), with ``catalog`` (another index) as the
+    fallback.
 
-    A namespaced object of the catalog without a namespace is found in every namespace (the catalog stands for
-    what the cluster has; the renderer passes only the kinds ``spec.catalog.scope`` serves)."""
+    The objects are read on the first lookup, once. An index of the catalog is made with
+    ``unplaced=ANY_NAMESPACE``: a namespaced object of the catalog without a namespace is found in every
+    namespace (the catalog stands for what the cluster has); ``kinds`` narrows it to the kinds the renderer
+    serves from it (``spec.catalog.scope``)."""
 
-    def __init__(self, items: Sequence[Any], fallback: Callable[[], Sequence[Obj]] | None = None, *,
-                 unplaced: str = DEFAULT_NAMESPACE) -> None:
+    def __init__(self, objects: Iterable[Any], catalog: Index | None = None, *,
+                 unplaced: str = DEFAULT_NAMESPACE, kinds: Collection[str] | None = None) -> None:
+        self._objects: Iterable[Any] | None = objects
         self._table: dict[Key, Obj] = {}
         self._unplaced = unplaced  # the namespace of a namespaced object without one
-        self._add(items)
-        self._fallback = fallback
-        self._fallback_index: Index | None = None
-        # per-render caches of data derived from the (unchanging) objects, shared by every VM
-        self.memo: dict[Any, Any] = {}  # keys: tuples whose first item names the user (module)
-        self._shared: dict[Callable[[], object], object] = {}
+        self._kinds = kinds
+        self._names: dict[str, dict[str, set[str]]] = {}  # kind -> namespace -> names (names())
+        self.catalog = catalog
 
-    def _add(self, items: Sequence[Any]) -> None:
+    def _loaded(self) -> dict[Key, Obj]:
+        """The table, made from the objects on first use."""
+        objects = self._objects
+        if objects is not None:
+            self._add(objects)  # when reading them fails (a broken catalog), the next lookup fails the same way
+            self._objects = None
+        return self._table
+
+    def _add(self, items: Iterable[Any]) -> None:
         table = self._table
+        kinds = self._kinds
         for obj in iter_objects(items):
             kind = obj.get("kind")
-            if not isinstance(kind, str) or kind == KIND_VM:
+            if not isinstance(kind, str) or kind == KIND_VM or kinds is not None and kind not in kinds:
                 continue
             group = INDEXED_KINDS.get(kind)
             if group is None or group_of(obj.get("apiVersion")) != group:
@@ -82,38 +93,23 @@ class Index:
             table.setdefault((kind, ns, name_of(obj)), obj)
 
     def get(self, kind: str, namespace: str, name: str, *, fallback: bool = False) -> Obj | None:
-        """The object, or ``None``; ``fallback`` also consults the catalog (loaded on first use)."""
+        """The object, or ``None``; ``fallback`` also consults the catalog (read on first use)."""
+        table = self._table if self._objects is None else self._loaded()
         ns = "" if kind in CLUSTER_SCOPED_KINDS else (namespace or DEFAULT_NAMESPACE)
-        obj = self._table.get((kind, ns, name))
+        obj = table.get((kind, ns, name))
         if obj is None and ns:
-            obj = self._table.get((kind, ANY_NAMESPACE, name))
-        if obj is None and fallback:
-            catalog = self.catalog()
-            obj = catalog.get(kind, namespace, name) if catalog is not None else None
+            obj = table.get((kind, ANY_NAMESPACE, name))
+        if obj is None and fallback and self.catalog is not None:
+            obj = self.catalog.get(kind, namespace, name)
         return obj
 
-    def shared(self, factory: Callable[[], _T]) -> _T:
-        """The one ``factory()`` of this render (made on first use): a cache a module of ``kubevirt/`` keeps
-        for every VM, without this module importing it."""
-        value = self._shared.get(factory)
-        if value is None:
-            value = self._shared[factory] = factory()
-        return cast(_T, value)
-
-    def catalog(self) -> Index | None:
-        """The fallback's objects, indexed on first use (None without a fallback)."""
-        if self._fallback_index is None and self._fallback is not None:
-            self._fallback_index = Index(list(self._fallback()), unplaced=ANY_NAMESPACE)
-        return self._fallback_index
-
     def names(self, kind: str) -> dict[str, set[str]]:
-        """Every name of ``kind`` among the indexed objects (not the fallback's), by namespace (``""`` for a
+        """Every name of ``kind`` among the indexed objects (not the catalog's), by namespace (``""`` for a
         cluster-scoped kind, :data:`ANY_NAMESPACE` for an object found in every namespace)."""
-        key = ("names", kind)
-        out: dict[str, set[str]] | None = self.memo.get(key)
+        out = self._names.get(kind)
         if out is None:
-            out = self.memo[key] = {}
-            for k, ns, name in self._table:
+            out = self._names[kind] = {}
+            for k, ns, name in self._loaded():
                 if k == kind:
                     out.setdefault(ns, set()).add(name)
         return out

@@ -2,14 +2,15 @@
 
 ``process(data) -> Output`` is the whole KRM function; ``process_stream(config, sources) -> Output`` the
 stream modes (kustomize legacy plugin, standalone / Argo CD CMP: krm_fn/stream.py says what a stream means);
-both go through ``run_parsed`` and ``run``.
+both go through ``run_parsed`` and ``run``, their input a value (:class:`KrmInput`, :class:`StreamInput`) that
+:func:`parse` reads and :func:`write_items` writes the items of.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import posixpath
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -19,7 +20,7 @@ from krm_fn.errors import ConfigError, FnError, InputError, shown
 from krm_fn.io.resourcelist import ResourceList, dump_resource_list, parse_resource_list
 from krm_fn.kube import kpt_annotations
 from krm_fn.kube.api import ANN_PACKAGE_PATH, KIND_CATALOG
-from krm_fn.kube.identity import object_id
+from krm_fn.kube.identity import ObjectId, object_id
 from krm_fn.kube.paths import FieldPath, Obj, dotted, iter_objects
 from krm_fn.results import FileRef, ResourceRef, Result, exit_code, not_yet_said
 
@@ -44,6 +45,29 @@ class Options(NamedTuple):
     handed_back_limit: int | None = None  # kustomize's legacy exec plugin route: warn above this many resources
 
 
+class KrmInput:
+    """KRM mode's input: the bytes of a ResourceList. (Plain classes for the inputs: every run defines them,
+    and a named tuple costs about eight times as much to define.)"""
+
+    __slots__ = ("data",)
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+
+
+class StreamInput:
+    """The stream modes' input: the inputs, the functionConfig (read from its file) and its id, if it has one
+    (the config object is not printed)."""
+
+    __slots__ = ("sources", "function_config", "config_id")
+
+    def __init__(self, sources: Sequence[Source], function_config: Obj,
+                 config_id: ObjectId | None) -> None:
+        self.sources = sources
+        self.function_config = function_config
+        self.config_id = config_id
+
+
 class Output(NamedTuple):
     data: bytes
     results: list[Result]
@@ -53,11 +77,8 @@ class Output(NamedTuple):
 
 def process(data: bytes, options: Options | None = None) -> Output:
     """KRM mode: bytes of a ResourceList in, bytes of a ResourceList out (always written, even on errors)."""
-    from krm_fn.io.resourcelist import decode, entry_texts
-
     opts = options or Options()
-    rl, items, results, written = run_parsed(lambda: parse_resource_list(decode(data), opts.fast_yaml), opts,
-                                             len(data), entry_texts)
+    rl, items, results, written = run_parsed(KrmInput(data), opts)
     # items written by two processes already: forking this big process again to write what is left (the
     # generated revisions) was measured to gain nothing but copy-on-write memory
     text = dump_resource_list(rl, items, rl.results + [r.to_obj() for r in results], 1 if written else opts.workers)
@@ -70,7 +91,7 @@ def process_stream(config: Source, sources: Sequence[Source], options: Options |
     input and a line in it)."""
     from krm_fn import stream
     from krm_fn.io.fastload import load_values
-    from krm_fn.io.resourcelist import Prewritten, decode, document_texts, dump_stream, parse_sources
+    from krm_fn.io.resourcelist import Prewritten, decode, dump_stream
 
     opts = options or Options()
     try:
@@ -85,21 +106,7 @@ def process_stream(config: Source, sources: Sequence[Source], options: Options |
         raise InputError(f"{config.name}: the config file must hold exactly one object, found {len(docs)} documents")
     fn_config = docs[0]
     config_id = object_id(fn_config) if fn_config.get("metadata") else None
-
-    def parse() -> ResourceList:
-        rl = parse_sources(sources, stream.is_build_file, opts.fast_yaml)
-        stream.check_unique(rl)
-        rl.function_config = fn_config
-        return rl
-
-    def write(rl: ResourceList, items: list[Obj]) -> list[str]:
-        """Each item's document; "" for one that is not printed (no object's document is empty)."""
-        shown_items = [stream.unannotated(i) for i in items if stream.printed(i, config_id)]
-        texts = iter(document_texts(rl, shown_items))
-        return [next(texts) if stream.printed(i, config_id) else "" for i in items]
-
-    size = sum(len(s.data) for s in sources)
-    rl, items, results, written = run_parsed(parse, opts, size, write)
+    rl, items, results, written = run_parsed(StreamInput(sources, fn_config, config_id), opts)
     results = stream.with_files(rl, results)
     code = exit_code(results)
     if code:
@@ -125,15 +132,47 @@ def encode(text: str) -> bytes:
                          f"not Unicode text and cannot be written as UTF-8") from None
 
 
-def run_parsed(parse: Callable[[], ResourceList], options: Options, size: int,
-               write: Callable[[ResourceList, list[Obj]], list[str]]
+def parse(source: KrmInput | StreamInput, fast: bool = True) -> ResourceList:
+    """The input as a ResourceList (``fast``: YAML may take the yaml-rs lane); raises InputError."""
+    from krm_fn.io.resourcelist import decode
+
+    if isinstance(source, KrmInput):
+        return parse_resource_list(decode(source.data), fast)
+    from krm_fn import stream
+    from krm_fn.io.resourcelist import parse_sources
+
+    rl = parse_sources(source.sources, stream.BUILD_FILES, fast)
+    stream.check_unique(rl)
+    rl.function_config = source.function_config
+    return rl
+
+
+def write_items(source: KrmInput | StreamInput, rl: ResourceList, items: list[Obj]) -> list[str]:
+    """Each item as the output holds it: a ResourceList entry (KRM mode), or a document, "" for one that is
+    not printed (no object's document is empty)."""
+    from krm_fn.io.resourcelist import document_texts, entry_texts
+
+    if isinstance(source, KrmInput):
+        return entry_texts(rl, items)
+    from krm_fn import stream
+
+    shown_items = [stream.unannotated(i) for i in items if stream.printed(i, source.config_id)]
+    texts = iter(document_texts(rl, shown_items))
+    return [next(texts) if stream.printed(i, source.config_id) else "" for i in items]
+
+
+def _size(source: KrmInput | StreamInput) -> int:
+    return len(source.data) if isinstance(source, KrmInput) else sum(len(s.data) for s in source.sources)
+
+
+def run_parsed(source: KrmInput | StreamInput, options: Options
                ) -> tuple[ResourceList, Sequence[OutItem], list[Result], bool]:
-    """``parse()`` then :func:`run`: with ``options.workers >= 2`` and ``size`` bytes of input, a long list is
-    rendered by two processes (:class:`Halves`), its items written by ``write`` (entries or documents) as they
-    are rendered. Returns the list, the output items and results, and whether the items were written so."""
-    halves = Halves.start(parse, options, write) if options.workers >= 2 and size >= SPLIT_MIN_BYTES else None
+    """:func:`parse` then :func:`run`: with ``options.workers >= 2`` and a long input, a long list is rendered
+    by two processes (:class:`Halves`), its items written (:func:`write_items`) as they are rendered. Returns
+    the list, the output items and results, and whether the items were written so."""
+    halves = Halves.start(source, options) if options.workers >= 2 and _size(source) >= SPLIT_MIN_BYTES else None
     try:
-        rl = parse()  # InputError propagates: nothing sensible to write
+        rl = parse(source, options.fast_yaml)  # InputError propagates: nothing sensible to write
         items, results = run(rl, options, halves)
     finally:
         if halves is not None:
@@ -149,50 +188,43 @@ SPLIT_MIN_ITEMS = 1000
 class Halves:
     """Render a long list on two processes, each rendering and writing every other block of items.
 
-    The child is forked *before* parsing (so neither process pays copy-on-write faults on the other's data) and runs
-    the same ``parse`` and :func:`run`: it reaches :meth:`render` exactly when this process does, renders the odd
-    blocks, writes their entries, and sends back texts, results and the revisions they need. Rendering an item does
-    not depend on the others (``krm_fn.render.rendering.Rendering``), so what it renders is what this process would;
-    if the child fails in any way, this process renders its blocks too. When the run does not reach :meth:`render`
-    (another kind of config, a short list, ``validateOutput``), the child sends nothing and this process does
-    everything, as without it.
+    The child is forked *before* parsing (so neither process pays copy-on-write faults on the other's data) and
+    parses the same input and prepares the same run (:func:`_rendering`): when the run renders in halves
+    (:func:`_in_halves`), it renders the odd blocks, writes their items, and sends back texts, results and the
+    revisions they need. Rendering an item does not depend on the others (``krm_fn.render.rendering.Rendering``),
+    so what it renders is what this process would; if the child fails in any way, this process renders its
+    blocks too. When the run does not render in halves (another kind of config, a short list,
+    ``validateOutput``), the child sends nothing and this process does everything, as without it.
     """
 
-    def __init__(self, child: Child | None, parse: Callable[[], ResourceList], options: Options,
-                 write: Callable[[ResourceList, list[Obj]], list[str]]) -> None:
-        self._child = child  # None in the child process itself
-        self._parse = parse
+    def __init__(self, child: Child, source: KrmInput | StreamInput, options: Options) -> None:
+        self._child = child
+        self._source = source
         self._options = options
-        self._write = write
         self.used = False  # the run reached render()
 
     @classmethod
-    def start(cls, parse: Callable[[], ResourceList], options: Options,
-              write: Callable[[ResourceList, list[Obj]], list[str]]) -> Halves | None:
+    def start(cls, source: KrmInput | StreamInput, options: Options) -> Halves | None:
+        """The child forked (None when it cannot be); in the child, its part is done and it exits here."""
         from krm_fn.io.split import Child
 
-        child = Child.start(lambda: cls(None, parse, options, write)._child_work())
-        return cls(child, parse, options, write) if child is not None else None
+        child = Child.start()
+        if child is None:
+            return None
+        if child.in_child:  # pragma: no cover - the child process (its bytes are asserted through the parent's)
+            with child.sending() as out:  # the child ends with this block, whatever happens in it
+                out.append(cls(child, source, options).theirs())
+        return cls(child, source, options)
 
     def stop(self) -> None:
-        if self._child is not None:
-            self._child.cancel()
+        self._child.cancel()
 
     def render(self, rl: ResourceList, rendering: Rendering) -> list[Rendered[Prewritten]]:
         """Every item rendered, in order, and already written (``Prewritten``)."""
         import pickle
 
-        from krm_fn.io.split import BLOCK
-
         self.used = True
-        n = len(rendering.items)
-        blocks = [range(lo, min(lo + BLOCK, n)) for lo in range(0, n, BLOCK)]
-        ours = [i for block in blocks[::2] for i in block]
-        theirs = [i for block in blocks[1::2] for i in block]
-        if self._child is None:  # the child: its blocks, back to the parent
-            done = self._rendered(rl, rendering, theirs)
-            raise _ChildDone(pickle.dumps([(d.item.text, d.results, d.revisions) for d in done],
-                                          protocol=pickle.HIGHEST_PROTOCOL))
+        ours, theirs = _blocks(len(rendering.items))
         mine = self._rendered(rl, rendering, ours)
         data = self._child.result()
         if data:
@@ -207,7 +239,22 @@ class Halves:
         in_order: dict[int, Rendered[Prewritten]] = {}
         for indexes, part in ((ours, mine), (theirs, sent)):
             in_order.update(zip(indexes, part, strict=True))
-        return [in_order[i] for i in range(n)]
+        return [in_order[i] for i in range(len(rendering.items))]
+
+    def theirs(self) -> bytes:
+        """In the child: the odd blocks rendered and written, as bytes for the parent; b"" when the run does
+        not render in halves."""
+        import pickle
+
+        rl = parse(self._source, self._options.fast_yaml)
+        configured = _configured(rl, self._options)
+        if isinstance(configured, list) or configured[0].kind == KIND_CATALOG:
+            return b""  # nothing for two processes: the parent does it all
+        rendering = _rendering(rl, *configured)
+        if rendering is None or not _in_halves(rendering):
+            return b""
+        done = self._rendered(rl, rendering, _blocks(len(rendering.items))[1])
+        return pickle.dumps([(d.item.text, d.results, d.revisions) for d in done], protocol=pickle.HIGHEST_PROTOCOL)
 
     def _rendered(self, rl: ResourceList, rendering: Rendering, indexes: list[int]) -> list[Rendered[Prewritten]]:
         """The items of ``indexes`` rendered and written (``Prewritten``; "" when nothing is written)."""
@@ -218,44 +265,54 @@ class Halves:
         if rendering.spec.mode == "validate":  # the output is the input: nothing to write
             texts = [""] * len(done)
         else:
-            texts = self._write(rl, [d.item for d in done])
+            texts = write_items(self._source, rl, [d.item for d in done])
         return [Rendered(Prewritten(text), d.results, d.revisions) for d, text in zip(done, texts, strict=True)]
 
-    def _child_work(self) -> bytes:
-        try:
-            run(self._parse(), self._options, self)
-        except _ChildDone as done:
-            return done.data
-        return b""  # nothing for two processes: the parent does it all
 
+def _blocks(n: int) -> tuple[list[int], list[int]]:
+    """The indexes of ``n`` items in the even blocks (this process) and the odd ones (the child)."""
+    from krm_fn.io.split import BLOCK
 
-class _ChildDone(Exception):
-    def __init__(self, data: bytes) -> None:
-        super().__init__("child done")
-        self.data = data
+    blocks = [range(lo, min(lo + BLOCK, n)) for lo in range(0, n, BLOCK)]
+    return [i for block in blocks[::2] for i in block], [i for block in blocks[1::2] for i in block]
 
 
 def run(rl: ResourceList, options: Options, halves: Halves | None = None) -> tuple[Sequence[OutItem], list[Result]]:
     """Apply the configured function to ``rl``; returns the output items and our results. With ``halves``,
     a long list of items to render is rendered by two processes (:class:`Halves`)."""
-    bad_items = annotation_results(rl.items)
-    try:
-        config = load(rl.function_config, force_kind=options.force_kind)
-        options = _with_package_dir(options, rl.function_config)
-    except ConfigError as exc:
-        return rl.items, [_config_result(rl.function_config, path, msg) for path, msg in exc.problems] + bad_items
-    if bad_items:
-        return rl.items, bad_items
+    configured = _configured(rl, options)
+    if isinstance(configured, list):
+        return rl.items, configured
+    config, options = configured
     try:
         if config.kind == KIND_CATALOG:
             return _generate(rl, config, options)
-        return _render(rl, config, options, halves)
+        rendering = _rendering(rl, config, options)
+        if rendering is None:  # nothing to render
+            return rl.items, []
+        if halves is not None and _in_halves(rendering):
+            return rendering.finish(halves.render(rl, rendering))
+        return rendering.finish(rendering.every_item())
     except InputError:
         raise
     except CatalogError as exc:
         return rl.items, [_catalog_result(rl.function_config, config, problem) for problem in exc.problems]
     except FnError as exc:
         return rl.items, [_config_result(rl.function_config, exc.field_path or "", exc.message)]
+
+
+def _configured(rl: ResourceList, options: Options) -> tuple[Config, Options] | list[Result]:
+    """The run's config and options (the package root moved by the config), or the error results that end the
+    run: the config's problems, items whose path/index annotations cannot be read."""
+    bad_items = annotation_results(rl.items)
+    try:
+        config = load(rl.function_config, force_kind=options.force_kind)
+        options = _with_package_dir(options, rl.function_config)
+    except ConfigError as exc:
+        return [_config_result(rl.function_config, path, msg) for path, msg in exc.problems] + bad_items
+    if bad_items:
+        return bad_items
+    return config, options
 
 
 def _catalog_result(fn_config: Obj | None, config: Config, problem: tuple[str, FieldPath, str]) -> Result:
@@ -406,31 +463,22 @@ def _with_annotations(obj: Obj, annotations: dict[str, Any]) -> Obj:
 
 # --- renderer ----------------------------------------------------------------------------------
 
-def _render(rl: ResourceList, config: Config, options: Options,
-            halves: Halves | None = None) -> tuple[Sequence[OutItem], list[Result]]:
-    if not rl.items:  # nothing to render: the engine is not even imported (start-up time)
-        return rl.items, []
+def _rendering(rl: ResourceList, config: Config, options: Options) -> Rendering | None:
+    """The renderer's phases prepared for the items (None without items: the engine is not even imported,
+    start-up time). The catalog is handed down as a value, loaded only when a reference is not among the items
+    (``krm_fn.catalog.FallbackObjects``)."""
+    if not rl.items:
+        return None
+    from krm_fn.catalog import FallbackObjects
     from krm_fn.render.rendering import Rendering
 
     spec = config.spec
     if options.validate_only and getattr(spec, "mode", None) != "validate":
         spec = dataclasses.replace(spec, mode="validate")
-    catalog_spec = getattr(spec, "catalog", None)
-    cache: list[Sequence[Obj]] = []
-
-    def catalog_objects() -> Sequence[Obj]:
-        if not cache:
-            cache.append(_catalog_objects(catalog_spec, options.base_dir, getattr(spec, "kubevirt_version", None)))
-        return cache[0]
-
-    rendering = Rendering(rl.items, spec, catalog_objects)
-    if halves is not None and rendering.per_item and len(rendering.items) >= SPLIT_MIN_ITEMS \
-            and not spec.validate_output:
-        return rendering.finish(halves.render(rl, rendering))
-    return rendering.finish(rendering.every_item())
+    catalog = FallbackObjects(getattr(spec, "catalog", None), options.base_dir, getattr(spec, "kubevirt_version", None))
+    return Rendering(rl.items, spec, catalog)
 
 
-def _catalog_objects(catalog_spec: Any, base_dir: Path | None, kubevirt_version: str | None) -> Sequence[Obj]:
-    from krm_fn.catalog import fallback_objects
-
-    return fallback_objects(catalog_spec, base_dir, kubevirt_version)
+def _in_halves(rendering: Rendering) -> bool:
+    """Whether two processes render the list (:class:`Halves`): a long list, rendered item by item."""
+    return rendering.per_item and len(rendering.items) >= SPLIT_MIN_ITEMS and not rendering.spec.validate_output

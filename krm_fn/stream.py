@@ -19,11 +19,10 @@ following what kustomize and kpt do with the same files (docs/standalone.md):
 
 from __future__ import annotations
 
-from pathlib import PurePath
 from typing import Any
 
 from krm_fn.errors import InputError
-from krm_fn.io.inputs import Source
+from krm_fn.io.inputs import Skipped
 from krm_fn.io.resourcelist import Origin, ResourceList, line_of, origin_of
 from krm_fn.kube.api import ANN_LEGACY_INDEX, ANN_LEGACY_PATH, FN_GROUP
 from krm_fn.kube.identity import ObjectId, group_of, object_id
@@ -33,18 +32,11 @@ from krm_fn.results import FileRef, ResourceRef, Result
 ANN_LOCAL_CONFIG = "config.kubernetes.io/local-config"
 _INTERNAL = "internal.config.kubernetes.io/"
 _LEGACY = frozenset((ANN_LEGACY_PATH, ANN_LEGACY_INDEX, "config.k8s.io/id"))
-_BUILD_FILES = {"kustomize.config.k8s.io": ("Kustomization", "Component"), "kpt.dev": ("Kptfile",)}
-# the names kustomize finds its file by (kustomize's apiVersion and kind are optional in it)
-_KUSTOMIZATION_FILES = frozenset(("kustomization.yaml", "kustomization.yml"))
-
-
-def is_build_file(source: Source, value: Any) -> bool:
-    """A kustomize or kpt file met while walking a directory: skipped (not a resource)."""
-    if not source.in_directory:
-        return False
-    if PurePath(source.name).name in _KUSTOMIZATION_FILES:
-        return True
-    return isinstance(value, dict) and value.get("kind") in _BUILD_FILES.get(group_of(value.get("apiVersion")), ())
+# kustomize's and kpt's files met while walking a directory: skipped, not resources. By name: the files
+# kustomize finds (kustomize's apiVersion and kind are optional in them); by (group, kind) in any file.
+BUILD_FILES = Skipped(frozenset(("kustomization.yaml", "kustomization.yml")),
+                      frozenset((("kustomize.config.k8s.io", "Kustomization"),
+                                 ("kustomize.config.k8s.io", "Component"), ("kpt.dev", "Kptfile"))))
 
 
 def check_unique(rl: ResourceList) -> None:

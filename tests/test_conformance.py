@@ -42,7 +42,7 @@ def test_corpus_is_present() -> None:
 
 def _run_expand(case: Case) -> list[str]:
     items = case.items
-    out, results = render(items, RendererSpec(mode="expand"), lambda: [])
+    out, results = render(items, RendererSpec(mode="expand"), [])
     by_vm = results_by_vm(results)
     outputs = {id(i): o for i, o in zip(items, out)}
     problems: list[str] = []
@@ -139,9 +139,9 @@ _TYPE_KINDS = INSTANCETYPE_KINDS | PREFERENCE_KINDS
 
 def _run_pinned_round_trip(case: Case) -> list[str]:
     items = case.items
-    pinned, _ = render(items, RendererSpec(mode="revisions"), lambda: [])
+    pinned, _ = render(items, RendererSpec(mode="revisions"), [])
     without_types = [o for o in pinned if o.get("kind") not in _TYPE_KINDS]
-    out, results = render(without_types, RendererSpec(mode="expand"), lambda: [])
+    out, results = render(without_types, RendererSpec(mode="expand"), [])
     by_vm = results_by_vm(results)
     pairs = [(i, o) for i, o in zip(without_types, out) if o.get("kind") == "VirtualMachine"]
     problems: list[str] = []

@@ -188,7 +188,7 @@ def test_conformance_revisions_are_valid() -> None:
     problems: list[str] = []
     for path in cases:
         items = load_case(path).items
-        out, results = render(items, RendererSpec(), lambda: [])
+        out, results = render(items, RendererSpec(), [])
         rejected = {r.resource_ref.name for r in results if r.severity == "error" and r.resource_ref}
         changed = [o for o in out if all(o is not i for i in items)]
         for obj in changed:

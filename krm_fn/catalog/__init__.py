@@ -4,7 +4,8 @@ Public API (nothing is loaded or parsed at import time; the heavy modules are im
 
 * :func:`generate` -- the ``InstancetypeCatalog`` generator: ``CatalogSpec`` -> objects (plain dicts).
 * :func:`load_builtin_objects` -- every object of a builtin catalog (one version) in both scopes.
-* :func:`fallback_objects` -- the renderer's lookup catalog (``VirtualMachineRenderer.spec.catalog``).
+* :func:`fallback_objects` -- the renderer's lookup catalog (``VirtualMachineRenderer.spec.catalog``);
+  :class:`FallbackObjects`: the same, loaded when first iterated (what the core hands the renderer).
 * :func:`load_catalog_file` -- the resolved :class:`~krm_fn.catalog.model.Catalog`.
 * :func:`render_docs` -- the Markdown reference of a catalog (``kubevirt-krm catalog docs``).
 * :class:`CatalogError` -- every problem of a catalog, each with file and key path.
@@ -12,6 +13,7 @@ Public API (nothing is loaded or parsed at import time; the heavy modules are im
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -23,7 +25,7 @@ if TYPE_CHECKING:
     from krm_fn.kube.paths import Obj
 
 __all__ = ["CatalogError", "CatalogSpec", "Selection", "generate", "load_builtin_objects", "fallback_objects",
-           "load_catalog_file", "render_docs", "render_readme", "builtin_names"]
+           "FallbackObjects", "load_catalog_file", "render_docs", "render_readme", "builtin_names"]
 
 
 def generate(spec: CatalogSpec, base_dir: Path | None, kubevirt_version: str | None = None) -> list[Obj]:
@@ -53,6 +55,24 @@ def fallback_objects(spec: CatalogSpec | None, base_dir: Path | None, kubevirt_v
     if spec.path is None:
         return load_builtin_objects(spec.builtin or "common-instancetypes", spec.version, kubevirt_version)
     return generate(spec, base_dir, kubevirt_version)
+
+
+class FallbackObjects:
+    """:func:`fallback_objects` as an iterable value: the catalog is loaded when the objects are first iterated
+    (the renderer's index reads them only when a reference is missing from the items), then kept."""
+
+    __slots__ = ("spec", "base_dir", "kubevirt_version", "_objects")
+
+    def __init__(self, spec: CatalogSpec | None, base_dir: Path | None, kubevirt_version: str | None) -> None:
+        self.spec = spec
+        self.base_dir = base_dir
+        self.kubevirt_version = kubevirt_version
+        self._objects: list[Obj] | None = None
+
+    def __iter__(self) -> Iterator[Obj]:
+        if self._objects is None:
+            self._objects = fallback_objects(self.spec, self.base_dir, self.kubevirt_version)
+        return iter(self._objects)
 
 
 def load_catalog_file(path: Path, parameters: tuple[str, ...] = ()) -> Catalog:

@@ -6,17 +6,17 @@ an object only in the builtin (``removed``), only in the input (``added``), or `
 both values of each differing field. What the API server and virt-operator add to the objects they store
 (uid, resourceVersion, managedFields, status, the install-strategy annotations, the app.kubernetes.io labels,
 ...) and ``metadata.namespace`` are not compared unless ``--strict``. Exit 0: identical; 1: different;
-2: usage, unreadable input or unknown builtin (the caller's ``fail``).
+2: usage, unreadable input or unknown builtin (an :class:`~krm_fn.errors.FnError`, which ``cli.py`` reports).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, NoReturn
+from typing import Any, NamedTuple
 
-from krm_fn.catalog.errors import command_line_message, keypath
+from krm_fn.catalog.errors import keypath
 from krm_fn.errors import FnError
 from krm_fn.kube import api
 from krm_fn.kube.identity import group_of
@@ -140,33 +140,43 @@ def render(changes: list[Change], compared: int, title: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def main(args: list[str], read: Callable[[str], str], write: Callable[[str], object],
-         fail: Callable[[str], NoReturn]) -> int:
-    """The command; ``read`` gives the text of a file, directory or ``-``, ``fail`` reports and exits 2."""
-    from krm_fn.catalog.select import objects
-    from krm_fn.catalog.load import load_builtin
-    from krm_fn.catalog.spec import CatalogSpec
+class Request(NamedTuple):
+    """The command line: ``--builtin NAME[@VERSION]``, ``--strict``, the operands (file, directory, ``-``)."""
 
+    name: str
+    version: str | None
+    strict: bool
+    operands: tuple[str, ...]
+
+
+def request(args: list[str]) -> Request:
+    """The command line read; raises FnError with :data:`USAGE`."""
     strict = "--strict" in args
     args = [a for a in args if a != "--strict"]
     if args and args[0].startswith("--builtin="):
         args = ["--builtin", args[0].partition("=")[2], *args[1:]]
     if len(args) < 3 or args[0] != "--builtin" or any(a.startswith("--") for a in args[2:]):
-        fail(USAGE)
+        raise FnError(USAGE)
     name, _, version = args[1].partition("@")
-    try:
-        catalog = load_builtin(name, None, version or None)
-        builtin = objects(catalog, CatalogSpec(builtin=name))
-        given = [o for spec in args[2:] for o in input_objects(read(spec), spec)]
-    except FnError as exc:
-        fail(command_line_message(exc))
+    return Request(name, version or None, strict, tuple(args[2:]))
+
+
+def main(req: Request, texts: Sequence[str]) -> tuple[str, int]:
+    """The report and exit code (0 identical, 1 different) for the operands' texts (in ``req.operands``'
+    order); raises FnError for an unknown builtin, unreadable input or nothing to compare (exit 2)."""
+    from krm_fn.catalog.select import objects
+    from krm_fn.catalog.load import load_builtin
+    from krm_fn.catalog.spec import CatalogSpec
+
+    catalog = load_builtin(req.name, None, req.version)
+    builtin = objects(catalog, CatalogSpec(builtin=req.name))
+    given = [o for spec, text in zip(req.operands, texts, strict=True) for o in input_objects(text, spec)]
     typed = [o for o in given if o.get("kind") in KINDS and group_of(o.get("apiVersion")) ==
              api.INSTANCETYPE_GROUP]
     if not typed:
-        fail(f"nothing to compare: {' '.join(args[2:])} holds no instancetypes or preferences")
-    changes, compared = compare(builtin, typed, strict)
+        raise FnError(f"nothing to compare: {' '.join(req.operands)} holds no instancetypes or preferences")
+    changes, compared = compare(builtin, typed, req.strict)
     title = f"builtin {catalog.name}" + (f"@{catalog.version}" if catalog.version else "")
     if len(typed) < len(given):
         title += f" ({len(given) - len(typed)} other objects ignored)"
-    write(render(changes, compared, title))
-    return 1 if changes else 0
+    return render(changes, compared, title), 1 if changes else 0

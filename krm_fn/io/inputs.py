@@ -25,11 +25,13 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
+from pathlib import PurePath
 from typing import Any
 
 from krm_fn.errors import InputError
 from krm_fn.io.document import MAX_DEPTH, Document, YAMLSyntaxError
 from krm_fn.io.scalars import resolve_plain
+from krm_fn.kube.identity import group_of
 from krm_fn.kube.paths import FieldPath, dotted
 
 _LEADING_BLANKS = re.compile(r"[ \t\r\n]*")
@@ -50,6 +52,26 @@ class Source:
     data: bytes
     in_directory: bool = False
     is_file: bool = True
+
+
+class Skipped:
+    """What a stream mode leaves out of the inputs found by walking a directory (``krm_fn.stream.BUILD_FILES``):
+    every document of a file named one of ``names``, and documents of a kind of ``kinds`` (API group, kind)."""
+
+    __slots__ = ("names", "kinds")
+
+    def __init__(self, names: frozenset[str], kinds: frozenset[tuple[str, str]]) -> None:
+        self.names = names
+        self.kinds = kinds
+
+    def covers(self, source: Source, value: Any) -> bool:
+        """Whether the document ``value`` of ``source`` is left out."""
+        if not source.in_directory:
+            return False
+        if PurePath(source.name).name in self.names:
+            return True
+        kind = value.get("kind") if isinstance(value, dict) else None
+        return isinstance(kind, str) and (group_of(value.get("apiVersion")), kind) in self.kinds
 
 
 class Joined(str):

@@ -21,7 +21,7 @@ from krm_fn.errors import InputError
 from krm_fn.io.document import Document
 from krm_fn.io.emitter import Emitter
 from krm_fn.io.fastload import load_plain, load_resource_list
-from krm_fn.io.inputs import Joined, Source, keep_whole_lines, read_documents, without_document_boms
+from krm_fn.io.inputs import Joined, Skipped, Source, keep_whole_lines, read_documents, without_document_boms
 from krm_fn.io.split import write_parts
 from krm_fn.io.verify import ReadBacks, check_emitted, has_directives, hazard
 from krm_fn.kube.api import ANN_ID, RESOURCE_LIST_API_VERSION, RESOURCE_LIST_KIND
@@ -336,11 +336,11 @@ def _unwrapped(value: Any, place: Callable[[], str] | None = None) -> list[Any] 
     return inner
 
 
-def parse_sources(sources: Sequence[Source], skip: Callable[[Source, Any], bool], fast: bool = True) -> ResourceList:
+def parse_sources(sources: Sequence[Source], skip: Skipped, fast: bool = True) -> ResourceList:
     """The stream modes' inputs as one ResourceList: each input decoded and read on its own (JSON or YAML;
     ``fast``: YAML may take the yaml-rs lane), so every error names the input and a line in it; ``List``
-    objects and ResourceLists unwrapped; documents for which ``skip(source, value)`` is true left out. Each
-    item's origin is kept aside (:func:`origin_of`: the items are not annotated)."""
+    objects and ResourceLists unwrapped; the documents ``skip`` covers left out. Each item's origin is kept
+    aside (:func:`origin_of`: the items are not annotated)."""
     texts = []
     for source in sources:
         try:
@@ -358,7 +358,7 @@ def parse_sources(sources: Sequence[Source], skip: Callable[[Source, Any], bool]
             raise InputError(f"{source.name}: {exc.message}") from None
         for index, d in enumerate([d for d in docs if d.value is not None]):  # empty documents are not counted
             value = d.value
-            if skip(source, value):
+            if skip.covers(source, value):
                 continue
             origin = Origin(source.name, index, at, at + d.start, source.is_file)
 

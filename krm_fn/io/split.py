@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import os
 import signal
-from collections.abc import Callable
-from typing import TypeVar
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import NoReturn, TypeVar
 
 T = TypeVar("T")
 
@@ -52,9 +53,12 @@ def fork_map(ours: Callable[[], T], theirs: Callable[[], bytes]) -> tuple[T, byt
 
     None when no child could be started (nothing ran: the caller does it all); the bytes are None when the
     child failed in any way (the caller does that part itself)."""
-    child = Child.start(theirs)
+    child = Child.start()
     if child is None:
         return None
+    if child.in_child:  # pragma: no cover - the child process (its output is asserted through the parent's)
+        with child.sending() as out:
+            out.append(theirs())
     try:
         result = ours()
     except BaseException:
@@ -64,18 +68,31 @@ def fork_map(ours: Callable[[], T], theirs: Callable[[], bytes]) -> tuple[T, byt
 
 
 class Child:
-    """A forked process computing bytes for us."""
+    """A forked process computing bytes for us.
+
+    :meth:`start` returns in both processes, as ``os.fork`` does: in this one a handle on the child
+    (:meth:`result`, :meth:`cancel`), in the child one whose :attr:`in_child` is true. The child computes its
+    bytes in :meth:`sending`, which ends the process (nothing of the caller's code runs on after it there)::
+
+        if child.in_child:
+            with child.sending() as out:
+                out.append(work())
+    """
 
     def __init__(self, pid: int, fd: int) -> None:
-        self._pid = pid
-        self._fd = fd
+        self._pid = pid  # 0 in the child
+        self._fd = fd  # the pipe's read end here, its write end in the child
         self._data: bytes | None = None
         self._done = False
         self._status = -1
 
+    @property
+    def in_child(self) -> bool:
+        return self._pid == 0
+
     @classmethod
-    def start(cls, work: Callable[[], bytes]) -> Child | None:
-        """Fork a child running ``work()``; None when no child can be started."""
+    def start(cls) -> Child | None:
+        """Fork; None when no child can be started (then nothing was forked)."""
         if not hasattr(os, "fork"):  # pragma: no cover - Linux and macOS have it
             return None
         try:
@@ -89,7 +106,8 @@ class Child:
             os.close(w)
             return None
         if pid == 0:  # pragma: no cover - the child process (its output is asserted through the parent's)
-            _child(r, w, work)
+            os.close(r)
+            return cls(0, w)
         os.close(w)
         return cls(pid, r)
 
@@ -117,19 +135,29 @@ class Child:
         _, self._status = os.waitpid(self._pid, 0)
 
 
-def _child(r: int, w: int, work: Callable[[], bytes]) -> None:  # pragma: no cover - runs in the child
-    code = 1
-    try:
-        os.close(r)
-        data = work()
-        view = memoryview(len(data).to_bytes(_SIZE, "little") + data)
-        while view:
-            view = view[os.write(w, view):]
-        code = 0
-    except BaseException:  # noqa: BLE001 - the parent does this part itself
-        pass
-    finally:
-        os._exit(code)
+    @contextmanager
+    def sending(self) -> Iterator[list[bytes]]:  # pragma: no cover - runs in the child
+        """In the child: the bytes put in the list are sent when the block completes; the process ends with the
+        block, whatever happens in it (an exception: nothing is sent, the parent does this part itself)."""
+        out: list[bytes] = []
+        try:
+            yield out
+        finally:
+            self._exit(out[0] if out else None)
+
+    def _exit(self, data: bytes | None) -> NoReturn:  # pragma: no cover - runs in the child
+        """Send ``data`` (None: nothing) and end the process."""
+        code = 1
+        try:
+            if data is not None:
+                view = memoryview(len(data).to_bytes(_SIZE, "little") + data)
+                while view:
+                    view = view[os.write(self._fd, view):]
+                code = 0
+        except BaseException:  # noqa: BLE001 - the parent does this part itself
+            pass
+        finally:
+            os._exit(code)
 
 
 def _encode(parts: list[str]) -> bytes:

@@ -18,6 +18,7 @@ from typing import Final
 from krm_fn.index import Index
 from krm_fn.kube.api import Family
 from krm_fn.kube.paths import Obj
+from krm_fn.kubevirt.caches import Caches
 from krm_fn.kubevirt.cluster import ClusterConfig
 from krm_fn.kubevirt.defaults import NETWORKS_FIELD
 from krm_fn.kubevirt.expand import expand
@@ -68,10 +69,10 @@ def has_matchers(vm: Obj) -> bool:
 Lookup = Found | FindError | None
 
 
-def lookup(vm: Obj, family: Family, index: Index) -> Lookup:
+def lookup(vm: Obj, family: Family, index: Index, caches: Caches | None = None) -> Lookup:
     """The matcher's spec, ``None`` without a matcher, or the lookup error (as a value)."""
     try:
-        return find_spec(vm, family, index)
+        return find_spec(vm, family, index, caches)
     except FindError as err:
         return err
 
@@ -89,8 +90,8 @@ def check_schema(vm: Obj) -> Rejection | None:
     return Rejection("schema", ", ".join(e.message for e in errors), errors[0].field or None)
 
 
-def vm_stages(vm: Obj, index: Index, cluster: ClusterConfig) -> VmStages:
-    """The whole pipeline for one VM; never mutates ``vm``."""
+def vm_stages(vm: Obj, index: Index, cluster: ClusterConfig, caches: Caches | None = None) -> VmStages:
+    """The whole pipeline for one VM; never mutates ``vm``. ``caches``: the render's (else this VM's own)."""
     rejection = check_schema(vm)
     if rejection:
         return VmStages(rejection=rejection)
@@ -104,10 +105,12 @@ def vm_stages(vm: Obj, index: Index, cluster: ClusterConfig) -> VmStages:
         return VmStages(pending=inferred, mutated=inferred, inferred=inferred)
     # the webhook's changes (architecture, machine type, storage class) leave the matchers, status refs
     # and namespace alone: the lookups on ``inferred`` hold for ``mutated``
-    it, pref = lookup(inferred, "instancetype", index), lookup(inferred, "preference", index)
+    if caches is None:
+        caches = Caches()
+    it, pref = lookup(inferred, "instancetype", index, caches), lookup(inferred, "preference", index, caches)
     pref_spec = _spec(pref)
     mutated = persist_preferences(inferred, pref_spec) if pref_spec is not None else inferred
-    expanded = admit_and_expand(mutated, it, pref, cluster, index.shared(QuantityCache))
+    expanded = admit_and_expand(mutated, it, pref, cluster, caches.quantities)
     if isinstance(expanded, Rejection):
         return VmStages(rejection=expanded, mutated=mutated, inferred=inferred)
     return VmStages(pending=expanded, mutated=mutated, inferred=inferred)

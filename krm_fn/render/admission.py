@@ -9,6 +9,7 @@ from typing import Any
 from krm_fn.index import iter_objects
 from krm_fn.kube.api import INSTANCETYPE_GROUP
 from krm_fn.kube.paths import Obj
+from krm_fn.kubevirt.caches import Admission
 from krm_fn.kubevirt.webhooks import Problem
 from krm_fn.kubevirt.webhooks.admission import admitted, covers
 from krm_fn.results import Result
@@ -28,7 +29,7 @@ def describe(problem: Problem, obj: Obj) -> str:
     return f'{kind}.{INSTANCETYPE_GROUP} "{name or ""}" is invalid: {where}{problem.message}'
 
 
-def results(objs: Iterable[Any], memo: dict[Any, Any] | None = None) -> list[Result]:
+def results(objs: Iterable[Any], cache: dict[int, Admission] | None = None) -> list[Result]:
     """A result per problem of every instancetype/preference among ``objs`` (``List`` wrappers looked into),
     in order: ``error`` for a refused object, ``warning`` for what kubectl would warn about."""
     out: list[Result] = []
@@ -36,5 +37,5 @@ def results(objs: Iterable[Any], memo: dict[Any, Any] | None = None) -> list[Res
         if covers(obj):
             out.extend(Result.for_object(describe(p, obj), obj, p.severity, field_path=p.field,
                                          tags=(("stage", p.stage),))
-                       for p in admitted(obj, memo))
+                       for p in admitted(obj, cache))
     return out

@@ -20,6 +20,7 @@ from typing import Final
 from krm_fn.index import ANY_NAMESPACE, Index, namespace_of
 from krm_fn.kube.api import CLUSTER_SCOPED_KINDS, FAMILIES, FAMILY_KINDS, Family
 from krm_fn.kube.paths import Obj, get2
+from krm_fn.kubevirt.caches import Caches
 from krm_fn.kubevirt.find import FindError, not_found, object_kind, resource_of
 from krm_fn.kubevirt.pipeline import lookup
 from krm_fn.kubevirt.rejection import Rejection
@@ -29,18 +30,25 @@ MAX_SUGGESTIONS: Final = 3
 CUTOFF: Final = 0.6  # difflib.get_close_matches' default
 
 
-def reference_results(vm: Obj, rejection: Rejection, index: Index, report_on: Obj) -> list[Result]:
+# a hint by family, matcher kind and name, the VM's namespace and the lookup error (one per render: HintCache)
+HintKey = tuple[str, str, str, str, str]
+HintCache = dict[HintKey, "str | None"]
+
+
+def reference_results(vm: Obj, rejection: Rejection, index: Index, report_on: Obj, caches: Caches,
+                      hints: HintCache) -> list[Result]:
     """For a VM refused at ``admit`` or ``expand``: an ``error`` per failing lookup KubeVirt's message does not
     name yet, with a hint for an object that is not found, and the hint alone for the one it names. ``vm`` is
-    the VM as the webhook left it (inferred matchers); results are about ``report_on`` (the input item)."""
+    the VM as the webhook left it (inferred matchers); results are about ``report_on`` (the input item);
+    ``caches`` and ``hints`` are the render's."""
     if rejection.stage not in ("admit", "expand"):
         return []
     out: list[Result] = []
     for family in FAMILIES:
-        found = lookup(vm, family, index)
+        found = lookup(vm, family, index, caches)
         if not isinstance(found, FindError):
             continue
-        hint = _hint(vm, family, found, index)
+        hint = _hint(vm, family, found, index, hints)
         if found.message == rejection.error:
             if hint:
                 out.append(Result.for_object(f"{found.message}: {hint}", report_on, field_path=f"spec.{family}",
@@ -52,17 +60,15 @@ def reference_results(vm: Obj, rejection: Rejection, index: Index, report_on: Ob
     return out
 
 
-def _hint(vm: Obj, family: Family, err: FindError, index: Index) -> str | None:
+def _hint(vm: Obj, family: Family, err: FindError, index: Index, hints: HintCache) -> str | None:
     """The hint for ``err``, once per matcher, namespace and error in a render (many VMs may share a typo)."""
     matcher = get2(vm, "spec", family)
     if not isinstance(matcher, dict) or matcher.get("revisionName"):
         return None
-    key = ("hints", family, str(matcher.get("kind") or ""), str(matcher.get("name") or ""), namespace_of(vm),
-           err.message)
-    if key not in index.memo:
-        index.memo[key] = _matcher_hint(vm, family, matcher, err, index)
-    hint: str | None = index.memo[key]
-    return hint
+    key = (family, str(matcher.get("kind") or ""), str(matcher.get("name") or ""), namespace_of(vm), err.message)
+    if key not in hints:
+        hints[key] = _matcher_hint(vm, family, matcher, err, index)
+    return hints[key]
 
 
 def _matcher_hint(vm: Obj, family: Family, matcher: Obj, err: FindError, index: Index) -> str | None:
@@ -96,7 +102,7 @@ def _known(kind: str, namespace: str, index: Index) -> set[str]:
     """The names of ``kind`` a VM in ``namespace`` can use: items and the catalog the renderer serves."""
     scopes = ("",) if kind in CLUSTER_SCOPED_KINDS else (namespace, ANY_NAMESPACE)
     names: set[str] = set()
-    for source in (index, index.catalog()):
+    for source in (index, index.catalog):
         if source is not None:
             by_namespace = source.names(kind)
             for ns in scopes:

@@ -12,12 +12,13 @@ from krm_fn.index import Index, is_vm
 from krm_fn.kube.api import FAMILIES
 from krm_fn.kube.meta import Problem, metadata_problems
 from krm_fn.kube.paths import Obj, wrapped_items
+from krm_fn.kubevirt.caches import Caches
 from krm_fn.kubevirt.find import FindError, find_object
 from krm_fn.kubevirt.pipeline import VmStages, has_matchers, vm_stages
 from krm_fn.kubevirt.revision import is_instancetype_revision, with_sync_wave
 from krm_fn.kubevirt.webhooks.admission import refused
 from krm_fn.render.admission import describe
-from krm_fn.render.hints import reference_results
+from krm_fn.render.hints import HintCache, reference_results
 from krm_fn.render.pinning import Pinning, unpinned
 from krm_fn.render.rendered import Rendered
 from krm_fn.render.spec import RendererSpec
@@ -30,6 +31,8 @@ class ItemRenderer:
     def __init__(self, spec: RendererSpec, index: Index, items: Sequence[Any]) -> None:
         self.spec = spec
         self.index = index
+        self.caches = Caches()  # this render's, shared by every VM
+        self.hints: HintCache = {}
         self.pinning = Pinning(spec.revisions, spec.kubevirt_version, index, items)
 
     def render(self, item: Obj) -> Rendered[Obj]:
@@ -99,7 +102,7 @@ class ItemRenderer:
                 kind, obj = find_object(vm, family, self.index)
             except FindError:
                 continue  # the engine reports it with KubeVirt's wording
-            causes = refused(obj, self.index.memo)
+            causes = refused(obj, self.caches.admission)
             if causes:
                 more = f" (and {len(causes) - 1} more)" if len(causes) > 1 else ""
                 return (f"spec.{family}", f"the {kind} {matcher['name']!r} this VM uses would be refused by the "
@@ -114,13 +117,14 @@ class ItemRenderer:
             checked = unpinned(vm)
         if mode != "expand" and self.pinning.report_missing_pins(checked, done.results):
             return vm
-        stages: VmStages = vm_stages(checked, self.index, self.spec.cluster)
+        stages: VmStages = vm_stages(checked, self.index, self.spec.cluster, self.caches)
         if stages.rejection is not None:
             r = stages.rejection
             done.results.append(Result.for_object(r.message, vm, field_path=r.field_path,
                                                   tags=(("stage", r.stage),)))
             # what KubeVirt would not find either, with what was probably meant (krm_fn.render.hints)
-            done.results += reference_results(stages.inferred or checked, r, self.index, vm)
+            done.results += reference_results(stages.inferred or checked, r, self.index, vm, self.caches,
+                                              self.hints)
             return vm
         if stages.inferred is not None and stages.inferred is not checked:  # inferFromVolume named objects
             problem = self.refused_reference(stages.inferred)

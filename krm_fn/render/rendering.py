@@ -1,11 +1,12 @@
-"""The renderer's phases (:class:`Rendering`) and :func:`render`, all of them in one process."""
+"""The renderer's phases (:class:`Rendering`): prepare, each item, finish (``krm_fn.process`` drives them, on one
+or two processes)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Iterable, Sequence
 from typing import TypeVar
 
-from krm_fn.index import Index
+from krm_fn.index import ANY_NAMESPACE, Index
 from krm_fn.kube.api import CLUSTER_SCOPED_KINDS, TYPE_KINDS
 from krm_fn.kube.paths import Obj
 from krm_fn.render.admission import results as admission_results
@@ -18,20 +19,24 @@ from krm_fn.results import Result, not_yet_said
 T = TypeVar("T")
 
 
-def _served(catalog_objects: Callable[[], Sequence[Obj]], scope: str) -> Callable[[], Sequence[Obj]]:
-    """The catalog objects the renderer takes the cluster to have: the kinds of ``spec.catalog.scope`` (by
-    default only the cluster-scoped ones, which is what virt-operator deploys)."""
+def _served(catalog_objects: Iterable[Obj], scope: str) -> Index:
+    """The index of the catalog objects the renderer takes the cluster to have: the kinds of
+    ``spec.catalog.scope`` (by default only the cluster-scoped ones, which is what virt-operator deploys).
+    ``catalog_objects`` are read on the index's first lookup (``krm_fn.catalog.FallbackObjects`` loads the
+    catalog then)."""
     kinds = {"Cluster": CLUSTER_SCOPED_KINDS, "Namespaced": TYPE_KINDS - CLUSTER_SCOPED_KINDS}.get(scope, TYPE_KINDS)
-    return lambda: [o for o in catalog_objects() if isinstance(o, dict) and o.get("kind") in kinds]
+    return Index(catalog_objects, unplaced=ANY_NAMESPACE, kinds=kinds)
 
 
 class Rendering:
-    """:func:`render` in phases, so that items can be rendered by two processes (``krm_fn.process``):
+    """The renderer in phases, so that items can be rendered by two processes (``krm_fn.process``):
     :meth:`item` for each input item (independent of the others), then :meth:`finish` with every item's
     :class:`Rendered` in input order (what depends on the order: generated revisions, their files and indexes,
-    results). ``per_item`` is False in ``migrate`` mode, which rewrites the list as a whole."""
+    results). ``per_item`` is False in ``migrate`` mode, which rewrites the list as a whole. ``catalog_objects``:
+    where references missing from the items are looked up, read only when one is (a value the core hands
+    down: ``krm_fn.catalog.FallbackObjects``)."""
 
-    def __init__(self, items: list[Obj], spec: RendererSpec, catalog_objects: Callable[[], Sequence[Obj]]) -> None:
+    def __init__(self, items: list[Obj], spec: RendererSpec, catalog_objects: Iterable[Obj] = ()) -> None:
         from krm_fn.render.migrate import deprecation_infos, migrate
 
         self.spec = spec
@@ -46,7 +51,7 @@ class Rendering:
         self.renderer = ItemRenderer(spec, Index(self.items, _served(catalog_objects, spec.catalog.scope)),
                                      self.items) if spec.mode != "migrate" else None
         # every instancetype/preference among the items, as the cluster would admit it (errors, warnings)
-        admitted = admission_results(self.items, self.renderer.index.memo if self.renderer else None)
+        admitted = admission_results(self.items, self.renderer.caches.admission if self.renderer else None)
         # one problem, one result: where migrate's own output check and admission agree, admission's words stay
         self.results = not_yet_said(admitted, self.results) + admitted
 

@@ -4,6 +4,7 @@ the stage each rejection comes from, and kpt annotations."""
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -18,7 +19,7 @@ EXPAND = RendererSpec(mode="expand")
 
 def _render(items: list[dict[str, Any]], spec: RendererSpec = EXPAND) -> tuple[list[Any], list[Any]]:
     before = json.dumps(items, sort_keys=True)
-    out, results = render(items, spec, lambda: [])
+    out, results = render(items, spec, [])
     assert json.dumps(items, sort_keys=True) == before, "render mutated its input"
     return out, results
 
@@ -127,24 +128,31 @@ def test_list_wrappers() -> None:
     assert out[0] is untouched
 
 
+class _Counted:
+    """Catalog objects that count how often they are read."""
+
+    def __init__(self, objects: list[dict[str, Any]]) -> None:
+        self.objects = objects
+        self.reads = 0
+
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        self.reads += 1
+        return iter(self.objects)
+
+
 def test_catalog_fallback_and_laziness() -> None:
-    calls: list[int] = []
-
-    def catalog() -> list[dict[str, Any]]:
-        calls.append(1)
-        return [instancetype("from-catalog", cpu=4)]
-
+    catalog = _Counted([instancetype("from-catalog", cpu=4)])
     out, results = render([make_vm()], EXPAND, catalog)
-    assert calls == [] and results == []
+    assert catalog.reads == 0 and results == []
     out, results = render([make_vm(instancetype={"name": "from-catalog"})], EXPAND, catalog)
-    assert calls == [1] and results == []
+    assert catalog.reads == 1 and results == []
     assert out[0]["spec"]["template"]["spec"]["domain"]["cpu"]["sockets"] == 4
 
 
 def test_cluster_config_drives_the_defaults() -> None:
     spec = RendererSpec(mode="expand", cluster=ClusterConfig(architecture="arm64",
                                                              default_network_interface="masquerade"))
-    out, _ = render([make_vm(instancetype={"name": "it"}), instancetype()], spec, lambda: [])
+    out, _ = render([make_vm(instancetype={"name": "it"}), instancetype()], spec, [])
     tspec = out[0]["spec"]["template"]["spec"]
     assert tspec["architecture"] == "arm64" and tspec["domain"]["machine"] == {"type": "virt"}
     assert tspec["domain"]["devices"]["interfaces"] == [{"masquerade": {}, "name": "default"}]
@@ -152,11 +160,11 @@ def test_cluster_config_drives_the_defaults() -> None:
 
 def test_network_default_error_after_conflicts_at_admission() -> None:
     spec = RendererSpec(mode="expand", cluster=ClusterConfig(default_network_interface="slirp"))
-    _, results = render([make_vm(instancetype={"name": "it"}), instancetype()], spec, lambda: [])
+    _, results = render([make_vm(instancetype={"name": "it"}), instancetype()], spec, [])
     assert dict(results[0].tags)["stage"] == "admit"
     assert results[0].message.endswith("slirp interface is deprecated as of v1.3")
     _, results = render([make_vm({"domain": {"devices": {}, "cpu": {"cores": 1}}}, instancetype={"name": "it"}),
-                         instancetype()], spec, lambda: [])
+                         instancetype()], spec, [])
     assert "conflicts with selected instance type" in results[0].message
 
 

@@ -50,9 +50,11 @@ def small_thresholds(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
     sent = {"bytes": 0, "children": 0}
     real_start, real_result = split.Child.start, split.Child.result
 
-    def start(work: Any) -> Any:
-        sent["children"] += 1
-        return real_start(work)
+    def start() -> Any:
+        child = real_start()
+        if child is not None and not child.in_child:
+            sent["children"] += 1
+        return child
 
     def result(self: Any) -> bytes | None:
         data = real_result(self)
@@ -82,14 +84,14 @@ def test_two_processes_render_what_one_renders(small_thresholds: dict[str, int],
 def test_a_failing_child_leaves_its_blocks_to_the_parent(small_thresholds: dict[str, int],
                                                          monkeypatch: pytest.MonkeyPatch) -> None:
     parent = os.getpid()
-    real = process_module.Halves.render
+    real = process_module.Halves._rendered
 
-    def render(self: Any, rl: Any, rendering: Any) -> Any:
+    def rendered(self: Any, rl: Any, rendering: Any, indexes: Any) -> Any:
         if os.getpid() != parent:
             raise MemoryError
-        return real(self, rl, rendering)
+        return real(self, rl, rendering, indexes)
 
-    monkeypatch.setattr(process_module.Halves, "render", render)
+    monkeypatch.setattr(process_module.Halves, "_rendered", rendered)
     data = _fleet("mode: expand")
     one = process(data, Options(workers=1))
     assert process(data, Options(workers=2)).data == one.data
@@ -115,24 +117,24 @@ def test_bad_input_is_the_same_error_with_a_child_running(small_thresholds: dict
 @pytest.mark.parametrize("mode", ["revisions", "expand"])
 def test_stream_modes_render_on_two_processes_what_one_renders(small_thresholds: dict[str, int], mode: str) -> None:
     """The kustomize plugin and standalone (Argo CD) modes: documents in, documents out."""
-    from krm_fn.io.resourcelist import document_texts, dump_stream, parse_resource_list
-    from tests.io_support import parse_stream
-    from krm_fn.process import run_parsed
+    import json
 
-    fleet = parse_resource_list(_fleet(f"mode: {mode}").decode())
+    from krm_fn.io.inputs import Source
+    from krm_fn.io.resourcelist import dump_stream, parse_resource_list
+    from krm_fn.process import StreamInput, process_stream, run_parsed
+
+    fleet = parse_resource_list(_fleet(f"mode: {mode}", bad=False).decode())  # no errors: a stream is printed
     stream = dump_stream(fleet, fleet.items)
     assert fleet.function_config is not None
-    config = fleet.function_config
-
-    def parse() -> Any:
-        rl = parse_stream(stream)
-        rl.function_config = config
-        return rl
+    config = Source("config.yaml", json.dumps(fleet.function_config).encode())
+    sources = [Source("fleet.yaml", stream.encode())]
 
     outputs = []
     for workers in (1, 2):
-        rl, items, results, written = run_parsed(parse, Options(workers=workers), len(stream), document_texts)
+        written = run_parsed(StreamInput(sources, fleet.function_config, None), Options(workers=workers))[3]
         assert written == (workers == 2)
-        outputs.append((dump_stream(rl, items), results))
+        out = process_stream(config, sources, Options(workers=workers))
+        outputs.append((out.data, out.results, out.exit_code))
     assert small_thresholds["bytes"] > 0
     assert outputs[1] == outputs[0]
+    assert outputs[0][0].count(b"kind: VirtualMachine\n") == VMS

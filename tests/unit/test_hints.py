@@ -22,7 +22,7 @@ PREFIX_EXPAND = "unable to expand VirtualMachine: "
 
 
 def _render(items: list[Any], catalog: list[Any] | None = None, spec: RendererSpec = EXPAND) -> list[Any]:
-    _, results = render(items, spec, lambda: catalog or [])
+    _, results = render(items, spec, catalog or [])
     return results
 
 

@@ -65,15 +65,15 @@ def test_config(fn_config: dict[str, Any]) -> None:
 def test_the_table_drives_the_object_version_of_pinned_revisions(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(RELEASES, "v1.10", Release("v9test", RELEASES["v1.10"].builtins))
     vm = make_vm(instancetype={"name": "it"})
-    out, results = render([instancetype(), vm], RendererSpec(kubevirt_version="v1.10"), lambda: [])
+    out, results = render([instancetype(), vm], RendererSpec(kubevirt_version="v1.10"), [])
     cr = out[2]
     assert results == [] and cr["metadata"]["labels"][OBJECT_VERSION_LABEL] == "v9test"
     assert cr["metadata"]["name"].startswith("vm-it-v9test-")
-    default, _ = render([instancetype(), vm], RendererSpec(), lambda: [])
+    default, _ = render([instancetype(), vm], RendererSpec(), [])
     assert default[2]["metadata"]["labels"][OBJECT_VERSION_LABEL] == "v1beta1"
     # a revision labelled for another release is reported, with the target's label in the message
     again, results = render([instancetype(), default[1], default[2]], RendererSpec(kubevirt_version="v1.10"),
-                            lambda: [])
+                            [])
     assert [r.message.split(";")[0] for r in results] == [
         f"ControllerRevision {default[2]['metadata']['name']} has no label {OBJECT_VERSION_LABEL}: v9test"]
     assert kubevirt_versions.release("v1.10").object_version == "v9test"

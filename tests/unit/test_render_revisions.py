@@ -15,7 +15,7 @@ SHARED = RendererSpec(revisions=RevisionsSpec(scope="shared"))
 
 def _render(items: list[Any], spec: RendererSpec = PER_VM, catalog: list[Any] | None = None) -> tuple[list[Any], list[Any]]:
     before = json.dumps(items, sort_keys=True)
-    out, results = render(items, spec, lambda: catalog or [])
+    out, results = render(items, spec, catalog or [])
     assert json.dumps(items, sort_keys=True) == before
     return out, results
 

@@ -19,7 +19,7 @@ def _stamped(obj: dict[str, Any], namespace: str = "team-b") -> dict[str, Any]:
 
 def _render(items: list[Any], mode: str = "revisions") -> tuple[list[Any], list[Any]]:
     spec = RendererSpec(mode=mode, revisions=RevisionsSpec(scope="shared"))  # type: ignore[arg-type]
-    return render(items, spec, lambda: [])
+    return render(items, spec, [])
 
 
 def test_stamped_cluster_instancetype_gives_what_the_unstamped_one_gives() -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from krm_fn.index import Index, namespace_of
 from krm_fn.kube.api import (
@@ -24,6 +24,9 @@ from krm_fn.kube.api import (
     Family,
 )
 from krm_fn.kube.paths import Obj, get, get2
+
+if TYPE_CHECKING:
+    from krm_fn.kubevirt.caches import Caches, FoundKey
 
 # lower-cased matcher kind -> object kind (an empty kind means the cluster kind)
 KIND_ALIASES: Final[dict[Family, dict[str, str]]] = {
@@ -126,8 +129,9 @@ def _revision(vm: Obj, name: str, index: Index) -> Obj:
     return cr
 
 
-def find_spec(vm: Obj, family: Family, index: Index) -> Found | None:
-    """What ``find.Spec`` returns for the matcher (``None`` without a matcher); raises :class:`FindError`."""
+def find_spec(vm: Obj, family: Family, index: Index, caches: Caches | None = None) -> Found | None:
+    """What ``find.Spec`` returns for the matcher (``None`` without a matcher); raises :class:`FindError`.
+    A live object found is remembered in ``caches`` (the same for every VM that names it)."""
     matcher = get2(vm, "spec", family)
     if not isinstance(matcher, dict):
         return None
@@ -141,16 +145,16 @@ def find_spec(vm: Obj, family: Family, index: Index) -> Found | None:
         if labels.get(LABEL_OBJECT_NAME) == matcher.get("name"):
             return spec_from_revision(cr, family)
     matcher_kind, name = matcher.get("kind"), matcher.get("name")
-    key = None
-    if type(name) is str and (matcher_kind is None or type(matcher_kind) is str):
+    key: FoundKey | None = None
+    if caches is not None and type(name) is str and (matcher_kind is None or type(matcher_kind) is str):
         # the live object by matcher and namespace: the same for every VM that names it (this render)
-        key = ("find", family, matcher_kind, name, namespace_of(vm))
-        found: Found | None = index.memo.get(key)
+        key = (family, matcher_kind, name, namespace_of(vm))
+        found = caches.found.get(key)
         if found is not None:
             return found
     kind, obj = find_object(vm, family, index)
     spec = obj.get("spec")
     found = Found(spec if isinstance(spec, dict) else {}, obj, kind)
-    if key is not None:
-        index.memo[key] = found
+    if key is not None and caches is not None:
+        caches.found[key] = found
     return found

@@ -27,6 +27,7 @@ from krm_fn.kube.api import (
     KIND_PREFERENCE,
 )
 from krm_fn.kube.paths import Obj
+from krm_fn.kubevirt.caches import Admission
 from krm_fn.kubevirt.webhooks import Problem, instancetype, preference
 from krm_fn.kubevirt.schema.strict import problems as schema_problems
 
@@ -36,7 +37,6 @@ WEBHOOKS: Final[dict[str, Callable[[Any], list[Problem]]]] = {
     KIND_PREFERENCE: preference.admit,
     KIND_CLUSTER_PREFERENCE: preference.admit,
 }
-MEMO_KEY: Final = "admission"  # first item of this module's keys in a shared memo (``Index.memo``)
 
 
 def covers(obj: Any) -> bool:
@@ -56,23 +56,22 @@ def admit(obj: Obj) -> list[Problem]:
     return [p for p in schema if p.field not in fields] + causes
 
 
-def admitted(obj: Obj, memo: dict[Any, Any] | None = None) -> list[Problem]:
-    """:func:`admit`, computed once per object (by identity) when a ``memo`` is given."""
-    return _memoised(obj, memo)[0]
+def admitted(obj: Obj, cache: dict[int, Admission] | None = None) -> list[Problem]:
+    """:func:`admit`, computed once per object (by identity) when a ``cache`` (``Caches.admission``) is given."""
+    return _cached(obj, cache)[0]
 
 
-def refused(obj: Obj, memo: dict[Any, Any] | None = None) -> list[Problem]:
+def refused(obj: Obj, cache: dict[int, Admission] | None = None) -> list[Problem]:
     """The errors ``obj`` is refused with (empty when it is not a :func:`covers` object or is admitted)."""
-    return _memoised(obj, memo)[1]
+    return _cached(obj, cache)[1]
 
 
-def _memoised(obj: Obj, memo: dict[Any, Any] | None) -> tuple[list[Problem], list[Problem]]:
-    """(every problem, the errors) of ``obj``; once per object and ``memo`` (every VM asks about its objects)."""
-    key = (MEMO_KEY, id(obj))
-    found: tuple[list[Problem], list[Problem]] | None = memo.get(key) if memo is not None else None
+def _cached(obj: Obj, cache: dict[int, Admission] | None) -> Admission:
+    """(every problem, the errors) of ``obj``; once per object and ``cache`` (every VM asks about its objects)."""
+    found = cache.get(id(obj)) if cache is not None else None
     if found is None:
         problems = admit(obj) if covers(obj) else []
         found = (problems, [p for p in problems if p.severity == "error"])
-        if memo is not None:
-            memo[key] = found
+        if cache is not None:
+            cache[id(obj)] = found
     return found

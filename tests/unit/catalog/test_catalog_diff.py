@@ -12,7 +12,9 @@ from typing import NoReturn
 import pytest
 import yaml
 
-from krm_fn.catalog.diff import compare, comparable, differences, main
+from krm_fn.catalog.diff import compare, comparable, differences, main, request
+from krm_fn.catalog.errors import command_line_message
+from krm_fn.errors import FnError
 from krm_fn.kube.paths import Obj
 from tests.conftest import run_fn
 
@@ -28,9 +30,12 @@ def _fail(message: str) -> NoReturn:
 
 
 def run(args: list[str], files: dict[str, str]) -> tuple[int, str]:
-    out: list[str] = []
-    code = main(args, lambda name: files[name], out.append, _fail)
-    return code, "".join(out)
+    try:
+        req = request(args)
+        out, code = main(req, [files[name] for name in req.operands])
+    except FnError as exc:
+        _fail(command_line_message(exc))
+    return code, out
 
 
 def operator_bundles(shared: Path) -> str:

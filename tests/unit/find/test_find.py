@@ -3,11 +3,13 @@ refs, the catalog fallback and its laziness."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
-from krm_fn.index import Index
+from krm_fn.index import ANY_NAMESPACE, Index
+from krm_fn.kubevirt.caches import Caches
 from krm_fn.kubevirt.find import FindError, find_spec
 from tests.engine_support import instancetype, make_object, make_vm, preference
 
@@ -121,11 +123,11 @@ def test_missing_status_ref_revision_does_not_fall_back() -> None:
 def test_catalog_is_a_lazy_fallback() -> None:
     calls: list[int] = []
 
-    def catalog() -> list[dict[str, Any]]:
+    def catalog() -> Iterator[dict[str, Any]]:  # read when iterated
         calls.append(1)
-        return [instancetype("from-catalog", cpu=4)]
+        yield instancetype("from-catalog", cpu=4)
 
-    index = Index([CL_IT], catalog)
+    index = Index([CL_IT], Index(catalog(), unplaced=ANY_NAMESPACE))
     assert find_spec(make_vm(instancetype={"name": "small"}), "instancetype", index) is not None
     assert calls == []
     found = find_spec(make_vm(instancetype={"name": "from-catalog"}), "instancetype", index)
@@ -134,7 +136,18 @@ def test_catalog_is_a_lazy_fallback() -> None:
     assert calls == [1]
 
 
+def test_a_live_object_is_found_once_per_caches() -> None:
+    caches = Caches()
+    vm = make_vm(instancetype={"name": "small"})
+    first = find_spec(vm, "instancetype", Index([CL_IT]), caches)
+    assert first is not None and list(caches.found.values()) == [first]
+    # the same matcher and namespace: the remembered object, even from another index
+    assert find_spec(vm, "instancetype", Index([instancetype("small", cpu=8)]), caches) is first
+    found = find_spec(vm, "instancetype", Index([instancetype("small", cpu=8)]))
+    assert found is not None and found.spec["cpu"]["guest"] == 8
+
+
 def test_items_win_over_the_catalog() -> None:
-    index = Index([CL_IT], lambda: [instancetype("small", cpu=16)])
+    index = Index([CL_IT], Index([instancetype("small", cpu=16)], unplaced=ANY_NAMESPACE))
     found = find_spec(make_vm(instancetype={"name": "small"}), "instancetype", index)
     assert found is not None and found.spec["cpu"]["guest"] == 2

@@ -10,6 +10,7 @@ import pytest
 import yaml
 
 from krm_fn.catalog import CatalogSpec, builtin_names, generate
+from krm_fn.kubevirt.caches import Caches
 from krm_fn.kubevirt.webhooks import Problem
 from krm_fn.kubevirt.schema.strict import problems as schema_problems
 from krm_fn.kubevirt.webhooks.admission import admit, admitted, covers, refused
@@ -125,12 +126,12 @@ def test_memo_computes_each_object_once(monkeypatch: pytest.MonkeyPatch) -> None
         return real(obj)
 
     monkeypatch.setattr(admission, "admit", counting)
-    memo: dict[Any, Any] = {}
+    cache = Caches().admission
     it, other = instancetype(overcommitPercent=150), instancetype()
-    assert refused(it, memo) == admitted(it, memo) == [Problem("error", "spec.memory.overcommitPercent", RANGE_150)]
-    assert refused(other, memo) == [] and admitted(other, memo) == []
+    assert refused(it, cache) == admitted(it, cache) == [Problem("error", "spec.memory.overcommitPercent", RANGE_150)]
+    assert refused(other, cache) == [] and admitted(other, cache) == []
     assert calls == [id(it), id(other)]
-    refused(it)  # without a memo: computed again
+    refused(it)  # without a cache: computed again
     assert calls == [id(it), id(other), id(it)]
 
 

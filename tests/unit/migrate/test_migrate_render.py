@@ -36,8 +36,7 @@ def objects() -> list[dict[str, Any]]:
     ]
 
 
-def no_catalog() -> list[dict[str, Any]]:
-    return []
+NO_CATALOG: list[dict[str, Any]] = []
 
 
 def spec(**kw: Any) -> RendererSpec:
@@ -59,7 +58,7 @@ def test_config_accepts_mode_migrate_and_the_step() -> None:
 
 def test_mode_migrate_only_migrates() -> None:
     items = objects()
-    out, results = render(items, spec(mode="migrate"), no_catalog)
+    out, results = render(items, spec(mode="migrate"), NO_CATALOG)
     assert [o["apiVersion"] for o in out] == [V1B1, V1B1, "kubevirt.io/v1"]
     assert out[1]["spec"]["cpu"]["preferredCPUTopology"] == "cores"
     assert "flavor" not in out[2]["spec"] and "template" in out[2]["spec"]  # not expanded, not pinned
@@ -71,7 +70,7 @@ def test_without_migrate_deprecated_values_are_info_and_still_work() -> None:
     del items[2]["spec"]["flavor"]
     items[0] = {**items[0], "apiVersion": V1B1}
     for mode in ("expand", "validate", "revisions"):
-        out, results = render(items, spec(mode=mode), no_catalog)
+        out, results = render(items, spec(mode=mode), NO_CATALOG)
         assert [(r.severity, r.field_path) for r in results][0] == ("info", "spec.cpu.preferredCPUTopology")
         assert not [r for r in results if r.severity == "error"], results
         if mode == "expand":
@@ -81,18 +80,18 @@ def test_without_migrate_deprecated_values_are_info_and_still_work() -> None:
 
 
 def test_migrate_step_runs_first() -> None:
-    out, results = render(objects(), spec(mode="revisions", migrate=True), no_catalog)
+    out, results = render(objects(), spec(mode="revisions", migrate=True), NO_CATALOG)
     vm = out[2]
     assert vm["spec"]["instancetype"]["revisionName"].startswith("vm-small-v1beta1-")
     assert [o["kind"] for o in out[3:]] == ["ControllerRevision", "ControllerRevision"]
     assert not [r for r in results if r.severity in ("error", "info")]
-    out, _ = render(objects(), spec(mode="expand", migrate=True), no_catalog)
+    out, _ = render(objects(), spec(mode="expand", migrate=True), NO_CATALOG)
     assert out[2]["spec"]["template"]["spec"]["domain"]["cpu"] == {"sockets": 1, "cores": 2, "threads": 1}
 
 
 def test_validate_with_migrate_reports_but_changes_nothing() -> None:
     items = objects()
-    out, results = render(items, spec(mode="validate", migrate=True), no_catalog)
+    out, results = render(items, spec(mode="validate", migrate=True), NO_CATALOG)
     assert len(out) == len(items) and all(a is b for a, b in zip(out, items))
     assert [r.severity for r in results] and not [r for r in results if r.severity == "error"]
 

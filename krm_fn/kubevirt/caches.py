@@ -1,0 +1,29 @@
+"""What one render computes once and every VM shares, one typed attribute per cache. A :class:`Caches` is
+created per render by the caller and passed down with the index: nothing here outlives it (no global state).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from krm_fn.kube.quantity import QuantityCache
+
+if TYPE_CHECKING:
+    from krm_fn.kubevirt.find import Found
+    from krm_fn.kubevirt.webhooks import Problem
+
+# the live object a matcher names: (family, matcher kind, name, the VM's namespace)
+FoundKey = tuple[str, "str | None", str, str]
+# an object as the cluster takes it: (every problem, the errors)
+Admission = tuple["list[Problem]", "list[Problem]"]
+
+
+class Caches:
+    """One render's caches of data derived from its (unchanging) objects."""
+
+    __slots__ = ("found", "admission", "quantities")
+
+    def __init__(self) -> None:
+        self.found: dict[FoundKey, Found] = {}  # krm_fn.kubevirt.find.find_spec
+        self.admission: dict[int, Admission] = {}  # krm_fn.kubevirt.webhooks.admission, by id() of the object
+        self.quantities = QuantityCache()  # krm_fn.kube.quantity, for expand and admission
