@@ -40,7 +40,8 @@ class Node:
     """One compiled schema node. ``props`` maps a property to ``(child, go_code)``."""
 
     __slots__ = ("kind", "types", "nullable", "enum", "props", "required", "closed", "must", "items",
-                 "values", "fmt", "name", "fast", "accept", "check", "enc", "minimum", "maximum", "gotype", "pattern")
+                 "values", "fmt", "name", "fast", "accept", "check", "enc", "minimum", "maximum", "gotype",
+                 "pattern")
 
     def __init__(self, name: str = "") -> None:
         self.name = name
@@ -83,6 +84,11 @@ _FAST_TYPES: Final[dict[str, tuple[type, ...]]] = {
 # range check (virt-api decodes some of those fields into wider Go types), so it gets the same bounds.
 INT_FORMATS: Final = frozenset(("int32", "int64"))
 INT64_LOW, INT64_HIGH = -(2**63), 2**63 - 1
+# the range of each Go integer type (``Node.gotype``; a format's when the Go type is not recorded)
+GO_INT_RANGES: Final[dict[str, tuple[int, int]]] = {
+    "int32": (-(1 << 31), (1 << 31) - 1), "int64": (INT64_LOW, INT64_HIGH), "int": (INT64_LOW, INT64_HIGH),
+    "uint32": (0, (1 << 32) - 1), "uint64": (0, (1 << 64) - 1), "uint": (0, (1 << 64) - 1),
+}
 
 
 class Schema:

@@ -25,15 +25,12 @@ from typing import Any, Final
 
 from krm_fn.kube.paths import FieldPath, Obj, dotted
 from krm_fn.kube.status import INVALID, REQUIRED, TYPE_INVALID, Cause, field_error, go_number
-from krm_fn.kubevirt.schema import ANY, ARR, MAP, OBJ, QTY, SCALAR, Node, open_schema
+from krm_fn.kubevirt.schema import ANY, ARR, GO_INT_RANGES, MAP, OBJ, QTY, SCALAR, Node, open_schema
 from krm_fn.kubevirt.schema.strict import required_fields
 
 META_DEF: Final = "k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta"
-_INT_RANGES: Final[dict[str, tuple[int, int]]] = {
-    "int32": (-(1 << 31), (1 << 31) - 1), "int64": (-(1 << 63), (1 << 63) - 1), "int": (-(1 << 63), (1 << 63) - 1),
-    "uint32": (0, (1 << 32) - 1), "uint64": (0, (1 << 64) - 1), "uint": (0, (1 << 64) - 1),
-}
 _INT_OR_STRING: Final = ("integer", "string")
+_JSON_INT_FLOAT: Final = float(1 << 53)
 
 
 def definition(name: str) -> Node:
@@ -43,15 +40,16 @@ def definition(name: str) -> Node:
 
 # --- the JSON type names of the two libraries -----------------------------------------------------------------
 def openapi_type(value: Any) -> str:
-    """go-openapi's name of a JSON value's type (a float with an integer value is an ``integer``)."""
+    """go-openapi's name of a JSON value's type. The API server decodes a number beyond int64 as a float, and a
+    float is an ``integer`` only with an integer value within 2^53 (``swag.IsFloat64AJSONInteger``)."""
     if value is None:
         return "null"
     if isinstance(value, bool):
         return "boolean"
     if isinstance(value, int):
-        return "integer"
+        return "integer" if GO_INT_RANGES["int64"][0] <= value <= GO_INT_RANGES["int64"][1] else "number"
     if isinstance(value, float):
-        return "integer" if value.is_integer() else "number"
+        return "integer" if value.is_integer() and abs(value) <= _JSON_INT_FLOAT else "number"
     if isinstance(value, str):
         return "string"
     return "array" if isinstance(value, list) else "object"
@@ -149,7 +147,7 @@ def _int_fits(value: int | float, gotype: str) -> bool:
         if not value.is_integer():
             return False
         value = int(value)
-    low, high = _INT_RANGES.get(gotype, _INT_RANGES["int64"])
+    low, high = GO_INT_RANGES.get(gotype, GO_INT_RANGES["int64"])
     return low <= value <= high
 
 

@@ -81,12 +81,19 @@ def pref(**spec: Any) -> dict[str, Any]:
     pytest.param(pref(features={"preferredHyperv": {"spinlocks": {"spinlocks": -1}}}), "number -1 into Go struct "
                  "field VirtualMachinePreference.spec.features.preferredHyperv.spinlocks.spinlocks of type uint32",
                  id="spinlocks"),
-    pytest.param(pref(preferredTerminationGracePeriodSeconds=2**63), "number 9223372036854775808 into Go struct "
-                 "field VirtualMachinePreference.spec.preferredTerminationGracePeriodSeconds of type int64",
-                 id="int64-overflow"),
+    pytest.param(pref(devices={"preferredDiskBlockSize": {"custom": {"logical": 512, "physical": -1}}}),
+                 "number -1 into Go struct field VirtualMachinePreference.spec.devices.preferredDiskBlockSize.custom."
+                 "physical of type uint", id="uint"),
 ])
 def test_1_values_go_cannot_decode_are_refused_by_the_webhook(o: dict[str, Any], text: str) -> None:
     assert decide(o) == Decision("webhook", f"json: cannot unmarshal {text}")
+
+
+def test_1_beyond_int64_is_a_float_to_the_api_server_so_the_crd_refuses_it() -> None:
+    for o in (pref(preferredTerminationGracePeriodSeconds=2**63), it({"guest": 2**64}), it({"guest": 2.0**60})):
+        decision = decide(o)
+        assert decision.stage == "validate" and decision.causes[0].type == TYPE_INVALID
+        assert decision.causes[0].message.endswith('must be of type integer: "number"')
 
 
 def test_1_the_ends_of_a_go_type_are_admitted() -> None:
@@ -260,3 +267,11 @@ def test_7_a_namespaced_object_without_namespace_is_in_default_and_a_cluster_one
 
 def test_go_quote_keeps_printable_unicode_and_escapes_the_rest() -> None:
     assert go_quote('ä"\\\n\x01') == '"ä\\"\\\\\\n\\x01"'
+
+
+def test_1_output_checks_know_the_go_types_too() -> None:
+    """``validateOutput`` (``schema/strict.py``) bounds an integer by its Go type, not only its format."""
+    from krm_fn.kubevirt.schema.strict import problems
+
+    assert problems(it({"guest": 2**32})) == [("spec.cpu.guest", "4294967296 is out of the uint32 range")]
+    assert problems(it({"guest": 2**32 - 1})) == []
