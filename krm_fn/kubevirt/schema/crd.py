@@ -5,7 +5,7 @@ puts them together):
 * **decode** (apiextensions-apiserver ``customresource_handler.go``): ``metadata`` decoded into ``ObjectMeta``
   (Go's json error when it does not fit, :func:`unmarshal_error`); fields the structural schema would prune are
   reported (:func:`unknown_fields`, kubectl's strict field validation); nulls of non-nullable fields dropped
-  (:func:`prune_nulls`, ``PruneNonNullableNullsWithoutDefaults``).
+  (:func:`as_decoded`, ``PruneNonNullableNullsWithoutDefaults``).
 * **validate**: the CRD's ``openAPIV3Schema`` as go-openapi validates it, each error mapped to a ``field.Error``
   like ``kubeOpenAPIResultToFieldErrors`` (:func:`schema_causes`): types (``x-kubernetes-int-or-string`` as
   ``[integer,string]``), required fields, the CRD's bounds and quantity pattern; integer formats are not
@@ -182,8 +182,17 @@ def _unknown(value: Any, node: Node, path: FieldPath, found: list[str]) -> None:
             _unknown(sub, node.values, path + (key,), found)
 
 
+def as_decoded(value: Any, node: Node) -> Any:
+    """``value`` as the API server hands it on: without the nulls of non-nullable fields, and with integral
+    numbers as integers (YAML's ``2.0`` is JSON's ``2``, sigs.k8s.io/yaml). A copy."""
+    if isinstance(value, float) and value.is_integer() and abs(value) <= _JSON_INT_FLOAT:
+        return int(value)
+    return prune_nulls(value, node)
+
+
 def prune_nulls(value: Any, node: Node) -> Any:
-    """``value`` without the nulls of non-nullable object fields (a copy where anything was dropped)."""
+    """``value`` without the nulls of non-nullable object fields (``PruneNonNullableNullsWithoutDefaults``) and
+    with integral numbers as integers, see :func:`as_decoded`."""
     kind = node.kind
     if kind == OBJ and isinstance(value, dict):
         out: dict[str, Any] = {}
@@ -192,14 +201,14 @@ def prune_nulls(value: Any, node: Node) -> Any:
             child = entry[0] if entry is not None else None
             if sub is None and (child is None or not child.nullable):
                 continue
-            out[key] = prune_nulls(sub, child) if child is not None else sub
+            out[key] = as_decoded(sub, child) if child is not None else sub
         return out
     if kind == ARR and isinstance(value, list) and node.items is not None:
         items = node.items
-        return [prune_nulls(sub, items) for sub in value]
+        return [as_decoded(sub, items) for sub in value]
     if kind == MAP and isinstance(value, dict) and node.values is not None:
         values = node.values
-        return {k: prune_nulls(sub, values) for k, sub in value.items() if sub is not None or values.nullable}
+        return {k: as_decoded(sub, values) for k, sub in value.items() if sub is not None or values.nullable}
     return value
 
 
@@ -247,14 +256,14 @@ def _validate(value: Any, node: Node, path: tuple[str, ...], out: list[Cause]) -
             out.append(field_error(INVALID, name, value,
                                    f"{name} in body should be less than or equal to {node.maximum}"))
         return
-    if node.kind == OBJ and isinstance(value, dict):
-        for key in required_fields().get(node.name, node.required):
-            if key not in value:
-                out.append(field_error(REQUIRED, ".".join(path + (key,))))
+    if node.kind == OBJ and isinstance(value, dict):  # go-openapi: the properties, then the required ones
         for key in sorted(value):
             entry = node.props.get(key)
             if entry is not None:
                 _validate(value[key], entry[0], path + (key,), out)
+        for key in required_fields().get(node.name, node.required):
+            if key not in value:
+                out.append(field_error(REQUIRED, ".".join(path + (key,))))
     elif node.kind == ARR and isinstance(value, list) and node.items is not None:
         for item in value:
             _validate(item, node.items, path, out)

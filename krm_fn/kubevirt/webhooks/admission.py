@@ -38,7 +38,7 @@ from krm_fn.kube.meta import object_meta_causes
 from krm_fn.kube.paths import Obj
 from krm_fn.kube.status import INVALID, Cause, invalid_message, no_kind_match
 from krm_fn.kubevirt.rejection import Stage
-from krm_fn.kubevirt.schema.crd import META_DEF, definition, prune_nulls, schema_causes, unknown_fields, \
+from krm_fn.kubevirt.schema.crd import META_DEF, as_decoded, definition, schema_causes, unknown_fields, \
     unmarshal_error
 from krm_fn.kubevirt.webhooks import Problem, instancetype, preference
 
@@ -102,7 +102,7 @@ def decide(obj: Obj) -> Decision:
         texts = [f'unknown field "{path}"' for path in unknown]
         return Decision("decode", cannot + "strict decoding error: " + ", ".join(texts),
                         tuple(Cause(INVALID, path, text) for path, text in zip(unknown, texts)))
-    decoded: Obj = prune_nulls(obj, root)
+    decoded: Obj = as_decoded(obj, root)
     meta = dict(decoded.get("metadata") or {})
     if kind in CLUSTER_SCOPED_KINDS:
         meta.pop("namespace", None)  # BeforeCreate

@@ -275,3 +275,12 @@ def test_1_output_checks_know_the_go_types_too() -> None:
 
     assert problems(it({"guest": 2**32})) == [("spec.cpu.guest", "4294967296 is out of the uint32 range")]
     assert problems(it({"guest": 2**32 - 1})) == []
+
+
+def test_3_integral_numbers_reach_the_webhook_as_integers() -> None:
+    """YAML's ``10.0`` is JSON's ``10`` (sigs.k8s.io/yaml): the webhook sees the Go int and still refuses."""
+    o = it()
+    o["spec"]["memory"].update(overcommitPercent=10.0, hugepages={"pageSize": "1Gi"})
+    assert decide(o).stage == "webhook"
+    o["spec"]["memory"]["overcommitPercent"] = 10.5
+    assert decide(o).stage == "validate"
