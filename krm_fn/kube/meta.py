@@ -50,42 +50,23 @@ def is_qualified_key(key: str) -> bool:
 
 
 def metadata_problems(meta: Any, cluster_scoped: bool, path: FieldPath, out: list[Problem]) -> None:
-    """``ValidateObjectMeta``'s problems of ``meta`` (at ``path``), appended to ``out``."""
+    """``ValidateObjectMeta``'s problems of ``meta`` (at ``path``), in apimachinery's words
+    (:func:`object_meta_causes`), appended to ``out``. Fields of a wrong type are the schema's to report and are
+    skipped here; a namespaced object may leave its namespace out (a KRM item's is ``default``)."""
     if not isinstance(meta, dict):
         return  # missing or of a wrong type: reported already
-    name = meta.get("name")
-    if not name:
-        out.append((dotted(path + ("name",)), "required field is missing"))
-    elif isinstance(name, str) and not is_dns_subdomain(name):
-        out.append((dotted(path + ("name",)),
-                    f"{name!r} is not a DNS-1123 subdomain (at most 253 lowercase alphanumerics, '-' and '.', "
-                    "starting and ending with an alphanumeric)"))
-    namespace = meta.get("namespace")
-    if namespace and isinstance(namespace, str):
-        if cluster_scoped:
-            out.append((dotted(path + ("namespace",)), "not allowed on a cluster-scoped kind"))
-        elif not is_dns_label(namespace):
-            out.append((dotted(path + ("namespace",)), f"{namespace!r} is not a DNS-1123 label"))
-    labels = meta.get("labels")
-    if isinstance(labels, dict):
-        for key, value in labels.items():
-            problem = qualified_name_problem(key)
-            if problem:
-                out.append((dotted(path + ("labels", key)), f"invalid label key: {problem}"))
-            if isinstance(value, str) and not is_label_value(value):
-                out.append((dotted(path + ("labels", key)),
-                            f"invalid label value {value!r}: at most 63 alphanumerics, '-', '_' or '.', "
-                            "starting and ending with an alphanumeric"))
-    annotations = meta.get("annotations")
-    if isinstance(annotations, dict):
-        size = 0
-        for key, value in annotations.items():
-            problem = qualified_name_problem(key.lower())
-            if problem:
-                out.append((dotted(path + ("annotations", key)), f"invalid annotation key: {problem}"))
-            size += len(key) + (len(value) if isinstance(value, str) else 0)
-        if size > _MAX_ANNOTATIONS_SIZE:
-            out.append((dotted(path + ("annotations",)), f"annotations are {size} bytes, more than 256 KiB"))
+    view: dict[str, Any] = {k: meta[k] for k in ("name", "generateName", "namespace") if isinstance(meta.get(k), str)}
+    for key in ("labels", "annotations"):
+        if isinstance(meta.get(key), dict):
+            view[key] = {k: v for k, v in meta[key].items() if isinstance(k, str) and isinstance(v, str)}
+    if isinstance(meta.get("generation"), int):
+        view["generation"] = meta["generation"]
+    if not cluster_scoped and not view.get("namespace"):
+        view["namespace"] = "default"
+    prefix = dotted(path)
+    for cause in object_meta_causes(view, not cluster_scoped):
+        field = cause.field or "metadata"
+        out.append((prefix + field[len("metadata"):], cause.message))
 
 
 # --- apimachinery's own words (``util/validation``), as the API server refuses an object's metadata ---------
