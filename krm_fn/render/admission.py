@@ -10,7 +10,7 @@ from typing import Any, Final
 from krm_fn.index import iter_objects
 from krm_fn.kube.api import INSTANCETYPE_API_VERSION, INSTANCETYPE_GROUP
 from krm_fn.kube.paths import Obj
-from krm_fn.kube.status import Cause, invalid_message
+from krm_fn.kube.status import Cause, invalid_message, no_kind_match
 from krm_fn.kubevirt.webhooks.admission import Decision, covers, decided
 from krm_fn.render.migrate.common import target_kind
 from krm_fn.results import Result
@@ -58,12 +58,18 @@ def decision_results(decision: Decision, obj: Obj) -> list[Result]:
             for c in decision.causes]
 
 
-def results(objs: Iterable[Any], memo: dict[Any, Any] | None = None) -> list[Result]:
+def results(objs: Iterable[Any], memo: dict[Any, Any] | None = None, migrating: bool = False) -> list[Result]:
     """A result per problem of every instancetype/preference among ``objs`` (``List`` wrappers looked into),
-    in order: ``error`` for a refused object (an unserved version too: migrate mode rewrites those before they
-    get here), ``warning`` for what kubectl would warn about."""
+    in order: ``error`` for a refused object, ``warning`` for what kubectl would warn about. An unserved version
+    (legacy flavors included) is an error naming migrate mode, unless ``migrating``: migrate mode has rewritten
+    what it could, and said why it left the rest."""
     out: list[Result] = []
     for obj in iter_objects(objs):
+        legacy = target_kind(obj.get("apiVersion"), obj.get("kind")) is not None
+        if legacy and migrating:
+            continue
         if covers(obj):
             out += decision_results(decided(obj, memo), obj)
+        elif legacy:  # a flavor
+            out += decision_results(Decision("version", no_kind_match(str(obj["kind"]), str(obj["apiVersion"]))), obj)
     return out

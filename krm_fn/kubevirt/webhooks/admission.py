@@ -55,6 +55,7 @@ GO_STRUCTS: Final[dict[str, str]] = {
     KIND_PREFERENCE: KIND_PREFERENCE,
     KIND_CLUSTER_PREFERENCE: KIND_PREFERENCE,
 }
+KUBEVIRT_DOMAIN: Final = "kubevirt.io"  # kubevirt.io, instancetype.kubevirt.io, flavor.kubevirt.io, ...
 MAX_CAUSES: Final = 10  # webhookutils.ToAdmissionResponse keeps at most this many causes
 MEMO_KEY: Final = "admission"  # first item of this module's keys in a shared memo (``Index.memo``)
 
@@ -75,11 +76,12 @@ class Decision:
 
 
 def covers(obj: Any) -> bool:
-    """An object these checks apply to: one of the four kinds in KubeVirt's instancetype group, any version."""
+    """An object these checks apply to: one of the four kinds in any version of any of KubeVirt's groups (only
+    ``instancetype.kubevirt.io/v1beta1`` is served; the others are refused at the ``version`` stage)."""
     if not isinstance(obj, dict) or obj.get("kind") not in WEBHOOKS:
         return False
     api_version = obj.get("apiVersion")
-    return isinstance(api_version, str) and api_version.partition("/")[0] == INSTANCETYPE_GROUP
+    return isinstance(api_version, str) and api_version.partition("/")[0].endswith(KUBEVIRT_DOMAIN)
 
 
 def served(obj: Obj) -> bool:

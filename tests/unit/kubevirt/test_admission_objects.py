@@ -149,11 +149,27 @@ def test_2_an_unserved_version_is_an_error_naming_migrate_mode_and_migrate_rewri
     assert items[0]["apiVersion"] == V1BETA1
 
 
-def test_2_a_version_no_release_had_gets_no_migrate_hint() -> None:
-    odd = {**pref(), "apiVersion": "instancetype.kubevirt.io/v1"}
+@pytest.mark.parametrize("api_version", ["instancetype.kubevirt.io/v1", "kubevirt.io/v1"])
+def test_2_a_version_no_release_had_gets_no_migrate_hint(api_version: str) -> None:
+    odd = {**pref(), "apiVersion": api_version}
     results, code, _ = run([odd], "expand")
     assert code == 1 and [r["message"] for r in results] == [
-        'no matches for kind "VirtualMachineClusterPreference" in version "instancetype.kubevirt.io/v1"']
+        f'no matches for kind "VirtualMachineClusterPreference" in version "{api_version}"']
+
+
+def test_2_a_legacy_flavor_is_an_unserved_version_too() -> None:
+    flavor = {"apiVersion": "flavor.kubevirt.io/v1alpha1", "kind": "VirtualMachineClusterFlavor",
+              "metadata": {"name": "f"}, "profiles": [{"name": "default", "default": True, "cpu": {"guest": 2}}]}
+    results, code, _ = run([flavor], "validate")
+    assert code == 1 and [r["message"] for r in results] == [
+        'no matches for kind "VirtualMachineClusterFlavor" in version "flavor.kubevirt.io/v1alpha1" (mode: migrate '
+        'or migrate: true rewrites it to instancetype.kubevirt.io/v1beta1)']
+
+
+def test_2_the_same_kind_in_a_group_not_kubevirts_is_not_ours() -> None:
+    other = {**pref(), "apiVersion": "instancetype.example.com/v1beta1"}
+    results, code, _ = run([other], "expand")
+    assert code == 0 and results == []
 
 
 # --- 3. nulls of non-nullable fields are dropped, not refused ------------------------------------------------
