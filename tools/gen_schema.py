@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from gotypes import GO_FIELDS  # noqa: E402
+from gotypes import GO_FIELDS, GO_INTS  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_SWAGGER = REPO.parent / "shared" / "schemas" / "kubevirt-swagger.json"
@@ -41,6 +41,11 @@ KEEP_FORMATS = {"date-time", "int-or-string", "int32", "int64"}
 CRD_BOUNDS: dict[tuple[str, str], dict[str, int]] = {
     ("v1beta1.MemoryInstancetype", "overcommitPercent"): {"minimum": 0, "maximum": 100},
 }
+# The pattern the CRDs give every ``resource.Quantity`` (``x-kubernetes-int-or-string``, controller-gen's
+# ``Quantity`` schema): a string that does not match is refused by the API server before any webhook.
+QUANTITY_DEF = "k8s.io.apimachinery.pkg.api.resource.Quantity"
+CRD_QUANTITY_PATTERN = (r"^(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|"
+                        r"([eE](\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?$")
 
 
 def _ref_name(ref: str) -> str:
@@ -122,15 +127,23 @@ def build(swagger: dict[str, Any]) -> dict[str, Any]:
             p = _compact(props[pname])
             p["go"] = _go_code(name, pname, props[pname])
             p.update(CRD_BOUNDS.get((name, pname), {}))
+            if pname in GO_INTS.get(name, {}):
+                p["goType"] = GO_INTS[name][pname]
             cprops[pname] = p
         if props or d.get("type") == "object" and "additionalProperties" not in d:
             cd["properties"] = cprops
         if d.get("required"):
             cd["required"] = list(d["required"])
+        if name == QUANTITY_DEF:
+            cd["crdPattern"] = CRD_QUANTITY_PATTERN
         out_defs[name] = cd
     for defn, prop in CRD_BOUNDS:  # a renamed field must not silently lose its bounds
         if prop not in out_defs.get(defn, {}).get("properties", {}):
             raise SystemExit(f"CRD_BOUNDS: {defn} has no property {prop}")
+    for defn, ints in GO_INTS.items():  # likewise every Go integer type
+        for prop in ints:
+            if "integer" not in out_defs.get(defn, {}).get("properties", {}).get(prop, {}).get("type", ()):
+                raise SystemExit(f"GO_INTS: {defn} has no integer property {prop}")
     # every Go table entry must name a real property (catches typos)
     for defn, table in GO_FIELDS.items():
         if defn not in out_defs:

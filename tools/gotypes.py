@@ -174,3 +174,21 @@ GO_FIELDS: dict[str, dict[str, str]] = {
     "v1beta1.PlatformOptions": {"o": "architecture"},
     "v1beta1.StorageSpec": {"o": "volumeName", "s": "resources"},
 }
+
+# The Go integer type of every integer field an instancetype/preference object reaches (the document says only
+# ``format: int64`` / ``int32``, which openapi-gen writes for ``uint32`` and ``int`` too). KubeVirt's webhooks
+# decode the object with ``json.Unmarshal`` into these types: a value out of a type's range is refused there with
+# Go's error (``cannot unmarshal number ... of type uint32``). Fields not listed decode as their format says.
+GO_INTS: dict[str, dict[str, str]] = {
+    META + "ObjectMeta": {"generation": "int64", "deletionGracePeriodSeconds": "int64"},
+    "v1beta1.CPUInstancetype": {"guest": "uint32", "maxSockets": "uint32"},
+    "v1beta1.CPUPreferenceRequirement": {"guest": "uint32"},
+    "v1beta1.MemoryInstancetype": {"overcommitPercent": "int"},
+    "v1beta1.SpreadOptions": {"ratio": "uint32"},
+    "v1beta1.VirtualMachinePreferenceSpec": {"preferSpreadSocketToCoreRatio": "uint32",
+                                             "preferredTerminationGracePeriodSeconds": "int64"},
+    "v1.DiskIOThreads": {"supplementalPoolThreadCount": "uint32"},
+    "v1.ClockOffsetUTC": {"offsetSeconds": "int"},
+    "v1.CustomBlockSize": {"logical": "uint", "physical": "uint", "discardGranularity": "uint"},
+    "v1.FeatureSpinlocks": {"spinlocks": "uint32"},
+}

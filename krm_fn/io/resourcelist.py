@@ -24,8 +24,8 @@ from krm_fn.io.fastload import load_plain, load_resource_list
 from krm_fn.io.inputs import Joined, Skipped, Source, keep_whole_lines, read_documents, without_document_boms
 from krm_fn.io.split import write_parts
 from krm_fn.io.verify import ReadBacks, check_emitted, has_directives, hazard
-from krm_fn.kube.api import ANN_ID, RESOURCE_LIST_API_VERSION, RESOURCE_LIST_KIND
-from krm_fn.kube.identity import object_id
+from krm_fn.kube.api import ANN_ID, INSTANCETYPE_GROUP, RESOURCE_LIST_API_VERSION, RESOURCE_LIST_KIND, TYPE_KINDS
+from krm_fn.kube.identity import group_of, object_id
 from krm_fn.kube.paths import Obj
 
 if TYPE_CHECKING:  # patch reads with PyYAML: imported when an item is changed (start-up time)
@@ -282,7 +282,7 @@ def _resource_list_from(root: Any, text: str, doc: Document | None) -> ResourceL
     if not isinstance(items, list):
         raise InputError(f"ResourceList.items must be a list, got {type(items).__name__}")
     for i, item in enumerate(items):
-        _check_item(item, f"items[{i}]")
+        _check_item(item, f"items[{i}]", named=not _admitted_later(item))
     fn_config = root.get("functionConfig")
     if fn_config is not None and not isinstance(fn_config, dict):
         raise InputError("ResourceList.functionConfig must be a mapping")
@@ -300,9 +300,17 @@ def _resource_list_from(root: Any, text: str, doc: Document | None) -> ResourceL
     return ResourceList(items, fn_config, results, read)
 
 
-def _check_item(item: Any, where: str, place: Callable[[], str] | None = None) -> None:  # noqa: C901
+def _admitted_later(item: Any) -> bool:
+    """An instancetype/preference item: its metadata is the admission check's to judge (a result on the item, in
+    the API server's words, ``krm_fn.render.admission``), so a bad name does not stop the run."""
+    return isinstance(item, dict) and item.get("kind") in TYPE_KINDS \
+        and group_of(item.get("apiVersion")) == INSTANCETYPE_GROUP
+
+
+def _check_item(item: Any, where: str, place: Callable[[], str] | None = None,  # noqa: C901
+                named: bool = True) -> None:
     """An item must be a Kubernetes object (a flat list of checks); ``place()`` (``FILE line N``, worked out
-    only for a message) starts the message when given."""
+    only for a message) starts the message when given. ``named``: it must have a ``metadata.name``."""
     def at(what: str) -> str:
         return ": ".join(p for p in (place() if place else "", what) if p)
 
@@ -311,14 +319,13 @@ def _check_item(item: Any, where: str, place: Callable[[], str] | None = None) -
                          f"got {type(item).__name__}")
     missing = [k for k in ("apiVersion", "kind") if not isinstance(item.get(k), str) or not item.get(k)]
     md = item.get("metadata")
-    if not isinstance(md, dict) or not isinstance(md.get("name"), str) or not md.get("name"):
+    if named and (not isinstance(md, dict) or not isinstance(md.get("name"), str) or not md.get("name")):
         missing.append("metadata.name")
     if missing:
         name = md.get("name") if isinstance(md, dict) else None
         what = f"{item.get('kind') or 'object'} {name!r}" if name else where
         raise InputError(f"{at(what)}: missing or empty {', '.join(missing)}")
-    assert isinstance(md, dict)
-    if md.get("annotations") is not None and not isinstance(md["annotations"], dict):
+    if isinstance(md, dict) and md.get("annotations") is not None and not isinstance(md["annotations"], dict):
         raise InputError(f"{at(where)}: metadata.annotations must be a mapping")
 
 

@@ -9,6 +9,7 @@ from typing import Any, Final
 
 from krm_fn.errors import shown
 from krm_fn.kube.paths import FieldPath, dotted
+from krm_fn.kube.status import FORBIDDEN, INVALID, REQUIRED, TOO_LONG, Cause, field_error
 
 Problem = tuple[str, str]  # (field path, message)
 
@@ -41,55 +42,136 @@ def not_a_label_value(value: Any) -> str:
     return f"{shown(value)} is not a valid label value ({LABEL_VALUE_RULE})"
 
 
-def qualified_name_problem(key: str) -> str | None:
-    """``IsQualifiedName`` (label and annotation keys): ``[prefix/]name``, prefix a DNS subdomain, name <= 63."""
-    prefix, slash, name = key.rpartition("/")
-    if slash and (not prefix or not is_dns_subdomain(prefix)):
-        return "prefix must be a DNS-1123 subdomain (lowercase alphanumerics, '-' and '.')"
-    if not name or len(name) > 63 or _QUALIFIED_NAME_RE.fullmatch(name) is None:
-        return ("name part must be at most 63 alphanumerics, '-', '_' or '.', "
-                "starting and ending with an alphanumeric")
-    return None
-
-
 def is_qualified_key(key: str) -> bool:
-    return qualified_name_problem(key) is None
+    """``IsQualifiedName`` (label and annotation keys): ``[prefix/]name``, prefix a DNS subdomain, name <= 63."""
+    return not qualified_name_errors(key)
 
 
 def metadata_problems(meta: Any, cluster_scoped: bool, path: FieldPath, out: list[Problem]) -> None:
-    """``ValidateObjectMeta``'s problems of ``meta`` (at ``path``), appended to ``out``."""
+    """``ValidateObjectMeta``'s problems of ``meta`` (at ``path``), in apimachinery's words
+    (:func:`object_meta_causes`), appended to ``out``. Fields of a wrong type are the schema's to report and are
+    skipped here; a namespaced object may leave its namespace out (a KRM item's is ``default``)."""
     if not isinstance(meta, dict):
         return  # missing or of a wrong type: reported already
-    name = meta.get("name")
+    view: dict[str, Any] = {k: meta[k] for k in ("name", "generateName", "namespace") if isinstance(meta.get(k), str)}
+    for key in ("labels", "annotations"):
+        if isinstance(meta.get(key), dict):
+            view[key] = {k: v for k, v in meta[key].items() if isinstance(k, str) and isinstance(v, str)}
+    if isinstance(meta.get("generation"), int):
+        view["generation"] = meta["generation"]
+    if not cluster_scoped and not view.get("namespace"):
+        view["namespace"] = "default"
+    prefix = dotted(path)
+    for cause in object_meta_causes(view, not cluster_scoped):
+        field = cause.field or "metadata"
+        out.append((prefix + field[len("metadata"):], cause.message))
+
+
+# --- apimachinery's own words (``util/validation``), as the API server refuses an object's metadata ---------
+_SUBDOMAIN_FMT: Final = r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*"
+_LABEL_FMT: Final = "[a-z0-9]([-a-z0-9]*[a-z0-9])?"
+_QUALIFIED_FMT: Final = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
+_QUALIFIED_MSG: Final = ("must consist of alphanumeric characters, '-', '_' or '.', "
+                         "and must start and end with an alphanumeric character")
+_LABEL_VALUE_MSG: Final = ("a valid label must be an empty string or consist of alphanumeric characters, '-', '_' "
+                           "or '.', and must start and end with an alphanumeric character")
+
+
+def regex_error(msg: str, fmt: str, *examples: str) -> str:
+    """``validation.RegexError``."""
+    if not examples:
+        return f"{msg} (regex used for validation is '{fmt}')"
+    listed = " or ".join(f"'{e}', " for e in examples)
+    return f"{msg} (e.g. {listed}regex used for validation is '{fmt}')"
+
+
+def max_len_error(n: int) -> str:
+    return f"must be no more than {n} characters"
+
+
+def dns_subdomain_errors(value: str) -> list[str]:
+    """``IsDNS1123Subdomain``'s messages."""
+    errs = [max_len_error(253)] if len(value) > 253 else []
+    if _SUBDOMAIN_RE.fullmatch(value) is None:
+        errs.append(regex_error("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, "
+                                "'-' or '.', and must start and end with an alphanumeric character",
+                                _SUBDOMAIN_FMT, "example.com"))
+    return errs
+
+
+def dns_label_errors(value: str) -> list[str]:
+    """``IsDNS1123Label``'s messages."""
+    errs = [max_len_error(63)] if len(value) > 63 else []
+    if _LABEL_RE.fullmatch(value) is None:
+        errs.append(regex_error("a lowercase RFC 1123 label must consist of lower case alphanumeric characters or "
+                                "'-', and must start and end with an alphanumeric character",
+                                _LABEL_FMT, "my-name", "123-abc"))
+    return errs
+
+
+def qualified_name_errors(value: str) -> list[str]:
+    """``IsQualifiedName``'s messages (label and annotation keys)."""
+    parts = value.split("/")
+    errs: list[str] = []
+    if len(parts) > 2:
+        return ["a qualified name " + regex_error(_QUALIFIED_MSG, _QUALIFIED_FMT, "MyName", "my.name", "123-abc")
+                + " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"]
+    name = parts[-1]
+    if len(parts) == 2:
+        if not parts[0]:
+            errs.append("prefix part must be non-empty")
+        else:
+            errs += ["prefix part " + m for m in dns_subdomain_errors(parts[0])]
     if not name:
-        out.append((dotted(path + ("name",)), "required field is missing"))
-    elif isinstance(name, str) and not is_dns_subdomain(name):
-        out.append((dotted(path + ("name",)),
-                    f"{name!r} is not a DNS-1123 subdomain (at most 253 lowercase alphanumerics, '-' and '.', "
-                    "starting and ending with an alphanumeric)"))
-    namespace = meta.get("namespace")
-    if namespace and isinstance(namespace, str):
-        if cluster_scoped:
-            out.append((dotted(path + ("namespace",)), "not allowed on a cluster-scoped kind"))
-        elif not is_dns_label(namespace):
-            out.append((dotted(path + ("namespace",)), f"{namespace!r} is not a DNS-1123 label"))
-    labels = meta.get("labels")
-    if isinstance(labels, dict):
-        for key, value in labels.items():
-            problem = qualified_name_problem(key)
-            if problem:
-                out.append((dotted(path + ("labels", key)), f"invalid label key: {problem}"))
-            if isinstance(value, str) and not is_label_value(value):
-                out.append((dotted(path + ("labels", key)),
-                            f"invalid label value {value!r}: at most {LABEL_VALUE_MAX} alphanumerics, '-', '_' or '.', "
-                            "starting and ending with an alphanumeric"))
-    annotations = meta.get("annotations")
-    if isinstance(annotations, dict):
-        size = 0
-        for key, value in annotations.items():
-            problem = qualified_name_problem(key.lower())
-            if problem:
-                out.append((dotted(path + ("annotations", key)), f"invalid annotation key: {problem}"))
-            size += len(key) + (len(value) if isinstance(value, str) else 0)
-        if size > _MAX_ANNOTATIONS_SIZE:
-            out.append((dotted(path + ("annotations",)), f"annotations are {size} bytes, more than 256 KiB"))
+        errs.append("name part must be non-empty")
+    elif len(name) > 63:
+        errs.append("name part " + max_len_error(63))
+    if _QUALIFIED_NAME_RE.fullmatch(name) is None:
+        errs.append("name part " + regex_error(_QUALIFIED_MSG, _QUALIFIED_FMT, "MyName", "my.name", "123-abc"))
+    return errs
+
+
+def label_value_errors(value: str) -> list[str]:
+    """``IsValidLabelValue``'s messages."""
+    errs = [max_len_error(LABEL_VALUE_MAX)] if len(value) > LABEL_VALUE_MAX else []
+    if value and _QUALIFIED_NAME_RE.fullmatch(value) is None:
+        errs.append(regex_error(_LABEL_VALUE_MSG, f"({_QUALIFIED_FMT})?", "MyValue", "my_value", "12345"))
+    return errs
+
+
+def object_meta_causes(meta: dict[str, Any], namespaced: bool) -> list[Cause]:
+    """``ValidateObjectMetaAccessor(meta, namespaced, NameIsDNSSubdomain, "metadata")`` on decoded metadata (string
+    fields are strings, labels and annotations maps of strings), as the API server words each error. A
+    ``generateName`` alone stands for the name the server generates from it (``BeforeCreate``)."""
+    out: list[Cause] = []
+    generate = meta.get("generateName") or ""
+    name = meta.get("name") or ""
+    if generate:
+        masked = generate[:-1] + "a" if generate.endswith("-") else generate  # maskTrailingDash
+        out += [field_error(INVALID, "metadata.generateName", generate, m) for m in dns_subdomain_errors(masked)]
+    if not name and not generate:
+        out.append(field_error(REQUIRED, "metadata.name", detail="name or generateName is required"))
+    elif name:
+        out += [field_error(INVALID, "metadata.name", name, m) for m in dns_subdomain_errors(name)]
+    namespace = meta.get("namespace") or ""
+    if namespaced:
+        if not namespace:
+            out.append(field_error(REQUIRED, "metadata.namespace"))
+        out += [field_error(INVALID, "metadata.namespace", namespace, m)
+                for m in (dns_label_errors(namespace) if namespace else ())]
+    elif namespace:
+        out.append(field_error(FORBIDDEN, "metadata.namespace", detail="not allowed on this type"))
+    generation = meta.get("generation")
+    if isinstance(generation, int) and generation < 0:
+        out.append(field_error(INVALID, "metadata.generation", generation, "must be greater than or equal to 0"))
+    labels = meta.get("labels") or {}
+    for key in sorted(labels):
+        out += [field_error(INVALID, "metadata.labels", key, m) for m in qualified_name_errors(key)]
+        out += [field_error(INVALID, "metadata.labels", labels[key], m) for m in label_value_errors(labels[key])]
+    annotations = meta.get("annotations") or {}
+    for key in sorted(annotations):
+        out += [field_error(INVALID, "metadata.annotations", key, m) for m in qualified_name_errors(key.lower())]
+    if sum(len(k) + len(v) for k, v in annotations.items()) > _MAX_ANNOTATIONS_SIZE:
+        out.append(field_error(TOO_LONG, "metadata.annotations",
+                               detail=f"may not be more than {_MAX_ANNOTATIONS_SIZE} bytes"))
+    return out

@@ -10,12 +10,10 @@ from krm_fn.kube.quantity import QuantityCache
 
 if TYPE_CHECKING:
     from krm_fn.kubevirt.find import Found
-    from krm_fn.kubevirt.webhooks import Problem
+    from krm_fn.kubevirt.webhooks.admission import Decision
 
 # the live object a matcher names: (family, matcher kind, name, the VM's namespace)
 FoundKey = tuple[str, "str | None", str, str]
-# an object as the cluster takes it: (every problem, the errors)
-Admission = tuple["list[Problem]", "list[Problem]"]
 
 
 class Caches:
@@ -25,5 +23,5 @@ class Caches:
 
     def __init__(self) -> None:
         self.found: dict[FoundKey, Found] = {}  # krm_fn.kubevirt.find.find_spec
-        self.admission: dict[int, Admission] = {}  # krm_fn.kubevirt.webhooks.admission, by id() of the object
+        self.admission: dict[int, Decision] = {}  # krm_fn.kubevirt.webhooks.admission, by id() of the object
         self.quantities = QuantityCache()  # krm_fn.kube.quantity, for expand and admission

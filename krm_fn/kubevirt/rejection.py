@@ -1,11 +1,14 @@
-"""A VM KubeVirt refuses, as data: the stage that refused it and KubeVirt's exact words."""
+"""A VM KubeVirt refuses, as data: the stage that refused it and KubeVirt's exact words. :data:`Stage` names every
+stage of the package: a VM's (``schema`` → ``mutate`` → ``admit`` → ``expand``, :mod:`krm_fn.kubevirt.pipeline`)
+and an instancetype/preference object's (``version`` → ``decode`` → ``validate`` → ``webhook``,
+:mod:`krm_fn.kubevirt.webhooks.admission`)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Final, Literal
 
-Stage = Literal["schema", "mutate", "admit", "expand"]
+Stage = Literal["schema", "mutate", "admit", "expand", "version", "decode", "validate", "webhook"]
 
 STAGE_PREFIX: Final[dict[str, str]] = {
     "schema": "Object is not a valid VirtualMachine: ",

@@ -102,12 +102,10 @@ class ItemRenderer:
                 kind, obj = find_object(vm, family, self.index)
             except FindError:
                 continue  # the engine reports it with KubeVirt's wording
-            causes = refused(obj, self.caches.admission)
-            if causes:
-                more = f" (and {len(causes) - 1} more)" if len(causes) > 1 else ""
+            decision = refused(obj, self.caches.admission)
+            if decision is not None:
                 return (f"spec.{family}", f"the {kind} {matcher['name']!r} this VM uses would be refused by the "
-                                          f"cluster, so it will not exist there: "
-                                          f"{describe(causes[0], obj)}{more}")
+                                          f"cluster, so it will not exist there: {describe(decision, obj)}")
         return None
 
     def _vm(self, vm: Obj, done: Rendered[Obj]) -> Obj:

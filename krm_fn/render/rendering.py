@@ -51,7 +51,8 @@ class Rendering:
         self.renderer = ItemRenderer(spec, Index(self.items, _served(catalog_objects, spec.catalog.scope)),
                                      self.items) if spec.mode != "migrate" else None
         # every instancetype/preference among the items, as the cluster would admit it (errors, warnings)
-        admitted = admission_results(self.items, self.renderer.caches.admission if self.renderer else None)
+        admitted = admission_results(self.items, self.renderer.caches.admission if self.renderer else None,
+                                     migrating=spec.mode == "migrate" or spec.migrate)
         # one problem, one result: where migrate's own output check and admission agree, admission's words stay
         self.results = not_yet_said(admitted, self.results) + admitted
 

@@ -40,7 +40,8 @@ class Node:
     """One compiled schema node. ``props`` maps a property to ``(child, go_code)``."""
 
     __slots__ = ("kind", "types", "nullable", "enum", "props", "required", "closed", "must", "items",
-                 "values", "fmt", "name", "fast", "accept", "check", "enc", "minimum", "maximum")
+                 "values", "fmt", "name", "fast", "accept", "check", "enc", "minimum", "maximum", "gotype",
+                 "pattern")
 
     def __init__(self, name: str = "") -> None:
         self.name = name
@@ -58,6 +59,10 @@ class Node:
         # inclusive bounds of a number (the CRD's, ``tools/gen_schema.py`` CRD_BOUNDS; not in virt-api's document)
         self.minimum: int | None = None
         self.maximum: int | None = None
+        # the Go integer type a webhook decodes the field into (``tools/gotypes.py`` GO_INTS; "" for the format's)
+        self.gotype = ""
+        # the pattern the CRDs give a string here (only ``resource.Quantity``; virt-api's document has none)
+        self.pattern = ""
         # exact Python types a valid value of this scalar node can have without further checks
         self.fast: frozenset[type] = frozenset()
         # ``fast`` plus ``NoneType`` when null is valid here: values the validator accepts without a look
@@ -79,6 +84,11 @@ _FAST_TYPES: Final[dict[str, tuple[type, ...]]] = {
 # range check (virt-api decodes some of those fields into wider Go types), so it gets the same bounds.
 INT_FORMATS: Final = frozenset(("int32", "int64"))
 INT64_LOW, INT64_HIGH = -(2**63), 2**63 - 1
+# the range of each Go integer type (``Node.gotype``; a format's when the Go type is not recorded)
+GO_INT_RANGES: Final[dict[str, tuple[int, int]]] = {
+    "int32": (-(1 << 31), (1 << 31) - 1), "int64": (INT64_LOW, INT64_HIGH), "int": (INT64_LOW, INT64_HIGH),
+    "uint32": (0, (1 << 32) - 1), "uint64": (0, (1 << 64) - 1), "uint": (0, (1 << 64) - 1),
+}
 
 
 class Schema:
@@ -115,6 +125,8 @@ class Schema:
         node.closed = self._closed and is_def
         node.minimum = schema.get("minimum")
         node.maximum = schema.get("maximum")
+        node.gotype = schema.get("goType", "")
+        node.pattern = schema.get("crdPattern", "")
         if node.name == QUANTITY_DEF:
             node.kind = QTY
         elif "properties" in schema:

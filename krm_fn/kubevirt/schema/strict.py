@@ -6,7 +6,8 @@ What an object must satisfy to be accepted by a Kubernetes API server running Ku
 
 * **Schema** (the packaged KubeVirt OpenAPI document, :mod:`krm_fn.kubevirt.schema`, compiled once): every field
   known, of the right JSON type, in its enum, required fields present, integers in their ``int32``/``int64``
-  range and in the bounds the CRDs add (``tools/gen_schema.py`` ``CRD_BOUNDS``), quantities parseable,
+  range (the Go type's, ``tools/gotypes.py`` GO_INTS, where it is narrower) and in the bounds the CRDs add
+  (``tools/gen_schema.py`` ``CRD_BOUNDS``), quantities parseable,
   timestamps RFC 3339. Unknown fields are errors everywhere (``metadata`` and
   ``status`` included): stricter than the API server, which prunes them.
 * **Object metadata** (apimachinery ``ValidateObjectMeta``, :func:`krm_fn.kube.meta.metadata_problems`).
@@ -37,7 +38,7 @@ from krm_fn.kube.api import (
 from krm_fn.kube.meta import Problem, metadata_problems
 from krm_fn.kube.paths import FieldPath, Obj, dotted
 from krm_fn.kube.quantity import QuantityError, round_trip
-from krm_fn.kubevirt.schema import ARR, MAP, OBJ, QTY, Node, document, spec_schema
+from krm_fn.kubevirt.schema import ARR, GO_INT_RANGES, MAP, OBJ, QTY, Node, document, spec_schema
 
 META_DEF: Final = "k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta"
 FIELDS_V1_DEF: Final = "k8s.io.apimachinery.pkg.apis.meta.v1.FieldsV1"  # arbitrary JSON in Kubernetes
@@ -47,7 +48,6 @@ _DEFINITIONS: Final[dict[tuple[str, str], str]] = {
 }
 _CR_KEYS: Final = frozenset({"apiVersion", "kind", "metadata", "data", "revision"})
 
-_INT_RANGE: Final = {"int32": (-(1 << 31), (1 << 31) - 1), "int64": (-(1 << 63), (1 << 63) - 1)}
 _DATE_TIME_RE: Final = re.compile(
     r"\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:[Zz]|[+-]\d{2}:\d{2})")
 
@@ -110,9 +110,10 @@ def _walk(value: Any, node: Node, path: FieldPath, out: list[Problem]) -> None: 
         if not ok:
             out.append((dotted(path), f"must be of type {' or '.join(types)}, got {jt or vt.__name__}"))
             return
-        if node.fmt in _INT_RANGE and jt in ("integer", "number") \
-                and not _INT_RANGE[node.fmt][0] <= value <= _INT_RANGE[node.fmt][1]:
-            out.append((dotted(path), f"{value} is out of the {node.fmt} range"))
+        bits = node.gotype or node.fmt  # the Go type KubeVirt decodes it into (uint32 where the format says int64)
+        if bits in GO_INT_RANGES and jt in ("integer", "number") \
+                and not GO_INT_RANGES[bits][0] <= value <= GO_INT_RANGES[bits][1]:
+            out.append((dotted(path), f"{value} is out of the {bits} range"))
         elif node.minimum is not None and jt in ("integer", "number") and value < node.minimum:
             out.append((dotted(path), f"must be at least {node.minimum}, got {value}"))
         elif node.maximum is not None and jt in ("integer", "number") and value > node.maximum:
@@ -178,7 +179,7 @@ def _controller_revision(obj: Obj, out: list[Problem]) -> None:
         out.append(("revision", "required field is missing"))
     elif type(revision) is not int:
         out.append(("revision", f"must be of type integer, got {type_name(revision, JSON_TYPES)}"))
-    elif not _INT_RANGE["int64"][0] <= revision <= _INT_RANGE["int64"][1]:
+    elif not GO_INT_RANGES["int64"][0] <= revision <= GO_INT_RANGES["int64"][1]:
         out.append(("revision", f"{revision} is out of the int64 range"))
     data = obj.get("data")
     if data is None:

@@ -10,15 +10,15 @@ import pytest
 import yaml
 
 from krm_fn.catalog import CatalogSpec, builtin_names, generate
+from krm_fn.kube.status import INVALID, REQUIRED, TYPE_INVALID, Cause
 from krm_fn.kubevirt.caches import Caches
-from krm_fn.kubevirt.webhooks import Problem
 from krm_fn.kubevirt.schema.strict import problems as schema_problems
-from krm_fn.kubevirt.webhooks.admission import admit, admitted, covers, refused
+from krm_fn.kubevirt.webhooks.admission import Decision, covers, decide, decided, refused, served
 from krm_fn.render.admission import describe, results
 from tests.conftest import require_shared
 
 V1BETA1 = "instancetype.kubevirt.io/v1beta1"
-RANGE_150 = "spec.memory.overcommitPercent '150': must be in range between 0 and 100."  # webhooks/admitter.go
+TOGETHER = "spec.memory.overcommitPercent and spec.memory.hugepages should not be requested together."  # admitter.go
 
 
 def obj(kind: str, spec: Any, name: str = "x", **meta: Any) -> dict[str, Any]:
@@ -29,32 +29,47 @@ def instancetype(kind: str = "VirtualMachineClusterInstancetype", **memory: Any)
     return obj(kind, {"cpu": {"guest": 2}, "memory": {"guest": "2Gi", **memory}})
 
 
-def test_covers_the_four_kinds_in_the_served_version_only() -> None:
+def test_covers_the_four_kinds_in_every_version_and_serves_only_v1beta1() -> None:
     for kind in ("VirtualMachineInstancetype", "VirtualMachineClusterInstancetype", "VirtualMachinePreference",
                  "VirtualMachineClusterPreference"):
-        assert covers(obj(kind, {}))
-        assert not covers({**obj(kind, {}), "apiVersion": "instancetype.kubevirt.io/v1alpha2"})
+        assert covers(obj(kind, {})) and served(obj(kind, {}))
+        old = {**obj(kind, {}), "apiVersion": "instancetype.kubevirt.io/v1alpha2"}
+        assert covers(old) and not served(old)
+        assert decide(old) == Decision("version", f'no matches for kind "{kind}" in version '
+                                                  '"instancetype.kubevirt.io/v1alpha2"')
+        assert refused(old) is None  # migrate mode's business, not a refusal of a VM's reference
     assert not covers(obj("VirtualMachine", {}))
     assert not covers("not an object")
-    assert refused({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "UPPER"}, "x": 1}) == []
+    assert refused({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "UPPER"}, "x": 1}) is None
 
 
-def test_webhook_message_is_kept_where_the_crd_bounds_object_to_the_same_field() -> None:
-    """overcommitPercent 150 breaks the CRD's maximum (the schema reports it) and the webhook's range rule: one
-    problem, KubeVirt's words."""
+def test_the_crd_bounds_refuse_before_the_webhook() -> None:
+    """overcommitPercent 150 breaks the CRD's maximum and the webhook's range rule: the API server refuses first,
+    in its words (issue 23, item 6). Output checks keep strict.py's own words."""
     it = instancetype(overcommitPercent=150)
     assert schema_problems(it) == [("spec.memory.overcommitPercent", "must be at most 100, got 150")]
-    assert admit(it) == [Problem("error", "spec.memory.overcommitPercent", RANGE_150)]
+    assert decide(it).causes == (Cause(INVALID, "spec.memory.overcommitPercent",
+                                       "Invalid value: 150: spec.memory.overcommitPercent in body should be less "
+                                       "than or equal to 100"),)
+    assert decide(it).stage == "validate"
 
 
-def test_schema_problems_come_first_then_the_webhook_causes() -> None:
+def test_stage_order_decode_then_validate_then_webhook() -> None:
     it = obj("VirtualMachineClusterInstancetype",
              {"cpu": {}, "memory": {"guest": "2Gi", "overcommitPercent": 150}, "bogus": 1})
-    assert admit(it) == [  # schema problems in the order of the walk (the object's keys)
-        Problem("error", "spec.cpu.guest", "required field is missing", "schema"),
-        Problem("error", "spec.bogus", "unknown field", "schema"),
-        Problem("error", "spec.memory.overcommitPercent", RANGE_150),
-    ]
+    assert decide(it) == Decision(  # unknown fields first: nothing else is looked at
+        "decode", 'VirtualMachineClusterInstancetype in version "v1beta1" cannot be handled as a '
+                  'VirtualMachineClusterInstancetype: strict decoding error: unknown field "spec.bogus"',
+        (Cause(INVALID, "spec.bogus", 'unknown field "spec.bogus"'),))
+    del it["spec"]["bogus"]
+    assert [(c.field, c.message) for c in decide(it).causes] == [  # then every validation error at once
+        ("spec.cpu.guest", "Required value"),
+        ("spec.memory.overcommitPercent", "Invalid value: 150: spec.memory.overcommitPercent in body should be "
+                                          "less than or equal to 100")]
+    it["spec"]["cpu"]["guest"] = 2
+    it["spec"]["memory"]["overcommitPercent"] = 10
+    it["spec"]["memory"]["hugepages"] = {"pageSize": "1Gi"}
+    assert decide(it) == Decision("webhook", TOGETHER, (Cause(INVALID, "spec.memory.overcommitPercent", TOGETHER),))
 
 
 @pytest.mark.parametrize(("spec", "field"), [
@@ -65,41 +80,44 @@ def test_schema_problems_come_first_then_the_webhook_causes() -> None:
 ])
 def test_crd_required_fields(spec: dict[str, Any], field: str) -> None:
     """Required as the CRD writes them (``required: [guest]``), even where the swagger has a default."""
-    assert admit(obj("VirtualMachineInstancetype", spec, namespace="ns")) == [
-        Problem("error", field, "required field is missing", "schema")]
+    assert decide(obj("VirtualMachineInstancetype", spec, namespace="ns")).causes == (
+        Cause(REQUIRED, field, "Required value"),)
 
 
 def test_an_object_without_spec_is_refused() -> None:
     no_spec = {"apiVersion": V1BETA1, "kind": "VirtualMachineClusterPreference", "metadata": {"name": "p"}}
-    assert admit(no_spec) == [Problem("error", "spec", "required field is missing", "schema")]
+    assert decide(no_spec).causes == (Cause(REQUIRED, "spec", "Required value"),)
+    assert decide({**no_spec, "spec": None}) == decide(no_spec)  # a null is dropped first (item 3)
 
 
-def test_schema_errors_and_webhook_causes_of_a_preference() -> None:
+def test_schema_errors_stop_a_preference_before_its_webhook() -> None:
     pref = obj("VirtualMachinePreference", {"cpu": {"preferredCPUTopology": "bogus", "spreadOptions": {"ratio": "2"}}})
-    assert admit(pref) == [
-        Problem("error", "spec.cpu.spreadOptions.ratio", "must be of type integer, got string", "schema"),
-        Problem("error", "spec.cpu.preferredCPUTopology", "unknown preferredCPUTopology bogus"),
-    ]
+    assert decide(pref).causes == (
+        Cause(TYPE_INVALID, "spec.cpu.spreadOptions.ratio",
+              'Invalid value: "string": spec.cpu.spreadOptions.ratio in body must be of type integer: "string"'),)
+    pref["spec"]["cpu"]["spreadOptions"]["ratio"] = 2
+    assert decide(pref).causes == (Cause(INVALID, "spec.cpu.preferredCPUTopology", "unknown preferredCPUTopology bogus"),)
 
 
 def test_warnings_only_for_an_admitted_object() -> None:
     pref = obj("VirtualMachineClusterPreference", {"cpu": {"preferredCPUTopology": "preferAny"}})
-    assert [p.severity for p in admit(pref)] == ["warning"]
-    assert refused(pref) == []
+    assert [p.severity for p in decide(pref).warnings] == ["warning"]
+    assert refused(pref) is None
     broken = obj("VirtualMachineClusterPreference", {"cpu": {"preferredCPUTopology": "preferAny"}, "x": 1})
-    assert [p.severity for p in admit(broken)] == ["error"]
+    assert decide(broken).warnings == () and decide(broken).stage == "decode"
 
 
 def test_messages_as_kubectl_shows_them() -> None:
-    it = instancetype(overcommitPercent=150)
-    assert describe(admit(it)[0], it) == (
+    it = instancetype(overcommitPercent=10, hugepages={"pageSize": "2Mi"})
+    assert describe(decide(it), it) == (
         'admission webhook "virtualmachineclusterinstancetype-validator.instancetype.kubevirt.io" denied the '
-        f"request: {RANGE_150}")
-    missing = obj("VirtualMachinePreference", None, name="p", namespace="ns")
-    assert [describe(p, missing) for p in admit(missing)] == [
-        'VirtualMachinePreference.instancetype.kubevirt.io "p" is invalid: spec: must be of type object, got null']
+        f"request: {TOGETHER}")
+    missing = obj("VirtualMachinePreference", [], name="p", namespace="ns")
+    assert describe(decide(missing), missing) == (
+        'VirtualMachinePreference.instancetype.kubevirt.io "p" is invalid: spec: Invalid value: "array": spec in body '
+        'must be of type object: "array"')
     warned = obj("VirtualMachinePreference", {"cpu": {"preferredCPUTopology": "preferCores"}})
-    assert describe(admit(warned)[0], warned) == (
+    assert decide(warned).warnings[0].message == (
         "PreferredCPUTopology preferCores is deprecated for removal in a future release, please use cores instead")
 
 
@@ -115,21 +133,21 @@ def test_results_look_into_lists_and_name_each_object() -> None:
     ]
 
 
-def test_memo_computes_each_object_once(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_cache_computes_each_object_once(monkeypatch: pytest.MonkeyPatch) -> None:
     from krm_fn.kubevirt.webhooks import admission
 
     calls: list[int] = []
-    real = admission.admit
+    real = admission.decide
 
-    def counting(obj: dict[str, Any]) -> list[Problem]:
+    def counting(obj: dict[str, Any]) -> Decision:
         calls.append(id(obj))
         return real(obj)
 
-    monkeypatch.setattr(admission, "admit", counting)
+    monkeypatch.setattr(admission, "decide", counting)
     cache = Caches().admission
     it, other = instancetype(overcommitPercent=150), instancetype()
-    assert refused(it, cache) == admitted(it, cache) == [Problem("error", "spec.memory.overcommitPercent", RANGE_150)]
-    assert refused(other, cache) == [] and admitted(other, cache) == []
+    assert refused(it, cache) == decided(it, cache) == real(it)
+    assert refused(other, cache) is None and decided(other, cache).allowed
     assert calls == [id(it), id(other)]
     refused(it)  # without a cache: computed again
     assert calls == [id(it), id(other), id(it)]
@@ -153,7 +171,7 @@ def _builtin_versions() -> list[tuple[str, str | None]]:
 def test_every_builtin_catalog_object_is_admitted(builtin: str, version: str | None, namespace: str | None) -> None:
     objects = generate(CatalogSpec(builtin=builtin, namespace=namespace, version=version), None)
     assert objects
-    refusals = {f"{o['kind']}/{o['metadata']['name']}": admit(o) for o in objects if refused(o)}
+    refusals = {f"{o['kind']}/{o['metadata']['name']}": decide(o) for o in objects if refused(o)}
     assert not refusals
     assert all(covers(o) for o in objects)
 
@@ -168,4 +186,4 @@ def test_every_upstream_reference_object_is_admitted(bundle: str) -> None:
     directory = require_shared(f"reference/{bundle}")
     objects = [o for path in sorted(directory.glob("*.yaml")) for o in _documents(path) if covers(o)]
     assert len(objects) > 100
-    assert {f"{o['kind']}/{o['metadata']['name']}": admit(o) for o in objects if refused(o)} == {}
+    assert {f"{o['kind']}/{o['metadata']['name']}": decide(o) for o in objects if refused(o)} == {}
