@@ -1,4 +1,5 @@
-"""Shared test fixtures: where ../shared lives, and a runner for the installed console script."""
+"""Shared test fixtures: where ../shared lives, a runner for the installed console script, and the run's seed
+for the randomised tests (``tests/randomised.py``) handed to hypothesis and printed in the header and summary."""
 
 from __future__ import annotations
 
@@ -11,6 +12,8 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
+
+from tests import randomised
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -61,3 +64,18 @@ def assert_clean_failure(proc: subprocess.CompletedProcess[bytes], message: str)
     assert message in err, err
     assert "Traceback" not in err and b"Traceback" not in proc.stdout
     assert len([line for line in err.splitlines() if line.strip()]) >= 1
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_configure(config: pytest.Config) -> None:
+    """Every hypothesis test draws from the run's seed (hypothesis' own ``--hypothesis-seed`` wins if given)."""
+    if config.getoption("hypothesis_seed", None) is None:
+        config.option.hypothesis_seed = randomised.SEED
+
+
+def pytest_report_header() -> str:
+    return randomised.describe()
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    terminalreporter.write_line(randomised.describe())

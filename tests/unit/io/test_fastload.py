@@ -26,6 +26,7 @@ from krm_fn.io.loader import load_documents
 from krm_fn.io.resourcelist import parse_resource_list
 from tests.conftest import REPO, bench_module, shared_dir
 from tests.emitted import dump
+from tests.randomised import count
 
 HEAD = "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\n"
 TAIL = "functionConfig:\n  apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: fn\n"
@@ -376,7 +377,7 @@ def _documents(draw: st.DrawFn) -> str:
     return dump(obj).rstrip("\n")
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=count(40, 150), deadline=None)
 @given(st.lists(_documents(), min_size=1, max_size=5))
 def test_emitted_documents_read_as_the_loader_reads_them(docs: list[str]) -> None:
     agree(resource_list(docs))
@@ -414,7 +415,7 @@ def _handwritten_documents(draw: st.DrawFn, indent: int = 0, depth: int = 3) -> 
     return "\n".join(lines)
 
 
-@settings(max_examples=250, deadline=None, derandomize=True, database=None)
+@settings(max_examples=count(60, 250), deadline=None, database=None)
 @given(st.lists(_handwritten_documents(), min_size=1, max_size=4), st.sampled_from(["", "\n", TAIL]))
 def test_handwritten_layouts_read_as_the_loader_reads_them(docs: list[str], tail: str) -> None:
     docs = [d for d in ("kind: X\n" + doc for doc in docs) if _valid(d)]

@@ -19,6 +19,7 @@ from krm_fn.io import fastload, verify
 from krm_fn.io.emitter import Emitter
 from krm_fn.io.inputs import read_documents
 from krm_fn.io.loader import load_documents
+from tests.randomised import count
 from tests.unit.io.test_fastload import (CLASS_EXAMPLES, PLACES, SCALAR_DOCS, STRINGS, _handwritten_documents,
                                          _tokens, _yaml_files, same)
 
@@ -89,7 +90,7 @@ def test_other_texts_are_left_to_the_loader(text: str) -> None:
     assert fastload.load_values(text) == want
 
 
-@settings(max_examples=250, deadline=None, derandomize=True, database=None)
+@settings(max_examples=count(60, 250), deadline=None, database=None)
 @given(_handwritten_documents())
 def test_handwritten_layouts(doc: str) -> None:
     agree("kind: X\n" + doc + "\n")
@@ -159,7 +160,7 @@ def test_block_scalars_read_back_without_the_loader(monkeypatch: pytest.MonkeyPa
     verify.check_emitted(owed)
 
 
-@settings(max_examples=300, deadline=None, derandomize=True, database=None)
+@settings(max_examples=count(100, 300), deadline=None, database=None)
 @given(st.lists(st.text(alphabet="ab *&!%#|>-:.'\"\n\t0y", max_size=40), min_size=1, max_size=4))
 def test_emitted_block_scalars_read_by_the_lane_as_by_the_loader(values: list[str]) -> None:
     """The blanked scan lets block scalars with any content through the lane: each batch must still read

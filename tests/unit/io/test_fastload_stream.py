@@ -19,6 +19,7 @@ from krm_fn.io.inputs import read_documents
 from krm_fn.io.loader import load_documents
 from tests.conftest import bench_module
 from tests.unit.io import test_fastload as base
+from tests.randomised import count
 
 
 class Count:
@@ -98,7 +99,7 @@ def test_string_styles_read_as_the_loader_reads_them(monkeypatch: pytest.MonkeyP
     assert count.exact - 1 < len(docs) // 2  # most of them are the lane's own work
 
 
-@settings(max_examples=200, deadline=None, derandomize=True, database=None)
+@settings(max_examples=count(50, 200), deadline=None, database=None)
 @given(st.lists(base._handwritten_documents(), min_size=1, max_size=4), st.sampled_from(["", "# end\n", "---\n"]))
 def test_handwritten_layouts_read_as_the_loader_reads_them(docs: list[str], tail: str) -> None:
     docs = [d for d in ("kind: X\n" + doc for doc in docs) if base._valid(d)]
