@@ -538,8 +538,12 @@ def _documents(draw: st.DrawFn) -> str:
     scalar = st.one_of(st.text(max_size=30), st.integers(), st.floats(allow_nan=False), st.booleans(), st.none(),
                        st.sampled_from(["yes", "0777", "1_0", "~", "on", "1e3", "a: b", "- x", "#", "'", '"']))
     key = st.text(min_size=1, max_size=12)
-    value = st.recursive(scalar, lambda inner: st.one_of(st.lists(inner, max_size=4),
-                                                         st.dictionaries(key, inner, max_size=4)), max_leaves=20)
+
+    def nested(inner: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
+        # a named function: as a two-line lambda, hypothesis warned (under xdist) that it ignores its argument
+        return st.one_of(st.lists(inner, max_size=4), st.dictionaries(key, inner, max_size=4))
+
+    value = st.recursive(scalar, nested, max_leaves=20)
     obj = draw(st.dictionaries(key, value, min_size=1, max_size=6))
     return dump(obj).rstrip("\n")
 
