@@ -8,14 +8,19 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from types import ModuleType
 
 import pytest
+from hypothesis.configuration import set_hypothesis_home_dir
 
 from tests import randomised
 
 REPO = Path(__file__).resolve().parents[1]
+
+# hypothesis' files (unicode tables, constants, any example database) go to the temp dir, not into the repository
+set_hypothesis_home_dir(str(Path(tempfile.gettempdir()) / "kubevirt-krm-hypothesis"))
 
 
 def bench_module(name: str) -> ModuleType:
