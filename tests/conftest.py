@@ -1,4 +1,5 @@
-"""Shared test fixtures: where ../shared lives, and a runner for the installed console script."""
+"""Shared test fixtures: where ../shared lives, a runner for the installed console script, and the run's seed
+for the randomised tests (``tests/randomised.py``) handed to hypothesis and printed in the header and summary."""
 
 from __future__ import annotations
 
@@ -7,12 +8,22 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from types import ModuleType
 
 import pytest
 
+from tests import randomised
+
 REPO = Path(__file__).resolve().parents[1]
+
+try:
+    from hypothesis.configuration import set_hypothesis_home_dir
+except ImportError:  # a pytest without the test extra (.ci/container.sh's PYTHON) runs no hypothesis test
+    pass
+else:  # hypothesis' files (unicode tables, constants, example databases) go to the temp dir, not the repository
+    set_hypothesis_home_dir(str(Path(tempfile.gettempdir()) / "kubevirt-krm-hypothesis"))
 
 
 def bench_module(name: str) -> ModuleType:
@@ -61,3 +72,18 @@ def assert_clean_failure(proc: subprocess.CompletedProcess[bytes], message: str)
     assert message in err, err
     assert "Traceback" not in err and b"Traceback" not in proc.stdout
     assert len([line for line in err.splitlines() if line.strip()]) >= 1
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_configure(config: pytest.Config) -> None:
+    """Every hypothesis test draws from the run's seed (hypothesis' own ``--hypothesis-seed`` wins if given)."""
+    if config.getoption("hypothesis_seed", None) is None:
+        config.option.hypothesis_seed = randomised.SEED
+
+
+def pytest_report_header() -> str:
+    return randomised.describe()
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    terminalreporter.write_line(randomised.describe())

@@ -6,6 +6,8 @@ the real entry point (``krm_fn.process.process``): everything here works on plai
 
 from __future__ import annotations
 
+import copy
+import functools
 import os
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -31,6 +33,8 @@ from krm_fn.kubevirt.conflict import Conflict
 from krm_fn.kubevirt.rejection import STAGE_PREFIX
 from krm_fn.kubevirt.revision import revision_data
 from krm_fn.kubevirt.schema.roundtrip import encode_object
+from tests.render_support import render
+from krm_fn.render.spec import RendererSpec
 from krm_fn.results import Result
 
 KPT_ANNOTATION_PREFIXES = ("internal.config.kubernetes.io/", "config.kubernetes.io/")
@@ -73,12 +77,39 @@ def case_dirs() -> list[Path]:
     return sorted(p for p in root.iterdir() if (p / "input.yaml").is_file())
 
 
-def load_case(path: Path) -> Case:
+@functools.cache
+def _parsed_case(path: Path) -> tuple[list[Any], list[dict[str, Any]]]:
     with open(path / "input.yaml", encoding="utf-8") as f:
         docs = [d for d in yaml.safe_load_all(f) if d is not None]
     with open(path / "expected.yaml", encoding="utf-8") as f:
         expected = yaml.safe_load(f) or []
-    return Case(path.name, path, docs, expected)
+    return docs, expected
+
+
+def load_case(path: Path) -> Case:
+    """A case, its files parsed once per run (PyYAML's pure-Python loader was most of the corpus tests' time);
+    every call gets its own copy."""
+    docs, expected = _parsed_case(path)
+    return Case(path.name, path, copy.deepcopy(docs), copy.deepcopy(expected))
+
+
+@dataclass(frozen=True)
+class Rendered:
+    """A case rendered in one mode through the engine API: the items it was given, the output, the results."""
+
+    case: Case
+    items: list[Obj]
+    out: list[Obj]
+    results: list[Result]
+
+
+@functools.cache
+def rendered(path: Path, mode: str) -> Rendered:
+    """A case rendered in ``mode`` once per run; the tests that share it only read it."""
+    case = load_case(path)
+    items = case.items
+    out, results = render(items, RendererSpec(mode=mode), [])
+    return Rendered(case, items, out, results)
 
 
 def flatten(docs: Iterable[Any]) -> Iterator[Obj]:

@@ -1,10 +1,12 @@
-"""The conformance corpus (``shared/conformance/cases``): one test per case, through ``render``.
+"""The conformance corpus (``shared/conformance/cases``): one test per case, through ``render``. Each case is
+parsed once and rendered once per mode per run (``engine_support.rendered``), whichever tests read it.
 
 Missing corpus: skipped locally, a failure when ``CI=true``.
 """
 
 from __future__ import annotations
 
+import copy
 import os
 from pathlib import Path
 
@@ -19,12 +21,14 @@ from tests.render_support import render
 from krm_fn.render.spec import RendererSpec
 from tests.engine_support import (
     Case,
+    Rendered,
     VMError,
     build_revision,
     case_dirs,
     compare_revisions,
     compare_vm,
     load_case,
+    rendered,
     results_by_vm,
     vm_key,
 )
@@ -40,10 +44,9 @@ def test_corpus_is_present() -> None:
         pytest.skip("conformance corpus (../shared/conformance) not available: set KUBEVIRT_KRM_SHARED")
 
 
-def _run_expand(case: Case) -> list[str]:
-    items = case.items
-    out, results = render(items, RendererSpec(mode="expand"), [])
-    by_vm = results_by_vm(results)
+def _run_expand(run: Rendered) -> list[str]:
+    case, items, out = run.case, run.items, run.out
+    by_vm = results_by_vm(run.results)
     outputs = {id(i): o for i, o in zip(items, out)}
     problems: list[str] = []
     vms = case.vms
@@ -84,7 +87,7 @@ def _run_revisions(case: Case) -> list[str]:
 
 @pytest.mark.parametrize("path", CASES, ids=[p.name for p in CASES])
 def test_expand(path: Path) -> None:
-    problems = _run_expand(load_case(path))
+    problems = _run_expand(rendered(path, "expand"))
     assert not problems, "\n".join(problems)
 
 
@@ -137,9 +140,9 @@ def test_expand_through_process(path: Path) -> None:
 _TYPE_KINDS = INSTANCETYPE_KINDS | PREFERENCE_KINDS
 
 
-def _run_pinned_round_trip(case: Case) -> list[str]:
-    items = case.items
-    pinned, _ = render(items, RendererSpec(mode="revisions"), [])
+def _run_pinned_round_trip(run: Rendered) -> list[str]:
+    case = run.case
+    pinned = copy.deepcopy(run.out)  # the shared revisions render stays as it was whatever expand does
     without_types = [o for o in pinned if o.get("kind") not in _TYPE_KINDS]
     out, results = render(without_types, RendererSpec(mode="expand"), [])
     by_vm = results_by_vm(results)
@@ -156,5 +159,5 @@ def _run_pinned_round_trip(case: Case) -> list[str]:
 
 @pytest.mark.parametrize("path", CASES, ids=[p.name for p in CASES])
 def test_expand_from_pinned_revisions(path: Path) -> None:
-    problems = _run_pinned_round_trip(load_case(path))
+    problems = _run_pinned_round_trip(rendered(path, "revisions"))
     assert not problems, "\n".join(problems)

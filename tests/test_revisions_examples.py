@@ -178,17 +178,15 @@ def test_emitted_objects_are_valid_and_pins_resolve(pkg: Path) -> None:
 
 def test_conformance_revisions_are_valid() -> None:
     """Every revision and pinned VM of the shared conformance corpus validates too (not only the examples)."""
-    from tests.render_support import render
-    from krm_fn.render.spec import RendererSpec
-    from tests.engine_support import case_dirs, load_case
+    from tests.engine_support import case_dirs, rendered
 
     cases = case_dirs()
     if not cases:
         pytest.skip("conformance corpus not available")
     problems: list[str] = []
     for path in cases:
-        items = load_case(path).items
-        out, results = render(items, RendererSpec(), [])
+        run = rendered(path, "revisions")  # the spec's default mode, shared with tests/test_conformance.py
+        items, out, results = run.items, run.out, run.results
         rejected = {r.resource_ref.name for r in results if r.severity == "error" and r.resource_ref}
         changed = [o for o in out if all(o is not i for i in items)]
         for obj in changed:

@@ -5,18 +5,11 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Any
 
-import tempfile
-from pathlib import Path
-
 import pytest
-from hypothesis.configuration import set_hypothesis_home_dir
 
 import krm_fn.catalog
 from krm_fn.kube.paths import copy_json
 from tests.reliability.support import checked_process, checked_run
-
-# hypothesis caches (unicode tables, constants) go to the temp dir, not into the repository
-set_hypothesis_home_dir(str(Path(tempfile.gettempdir()) / "kubevirt-krm-hypothesis"))
 
 
 def _cached_builtin(copies: bool) -> Iterator[dict[tuple[str, str | None, str | None], list[Any]]]:

@@ -18,12 +18,12 @@ from krm_fn.process import Options, process, run
 from krm_fn.kubevirt.schema.strict import covers, validate_object
 from krm_fn.render.output import output_results
 from tests.conftest import fn_command
+from tests.randomised import count
 
-EXAMPLES = int(os.environ.get("KUBEVIRT_KRM_HYPOTHESIS_EXAMPLES", "2000"))
-# CI runs the same examples every time (reproducible); KUBEVIRT_KRM_HYPOTHESIS_RANDOM=1 explores new ones
-DERANDOMIZE = os.environ.get("KUBEVIRT_KRM_HYPOTHESIS_RANDOM") != "1"
-# no example database; hypothesis' other files (caches, failure patches) go to the temp dir (conftest.py)
-PROPERTY = settings(max_examples=EXAMPLES, deadline=None, derandomize=DERANDOMIZE, database=None,
+EXAMPLES = count(200, 2000, "KUBEVIRT_KRM_HYPOTHESIS_EXAMPLES")
+# new examples every run, from the run's seed (tests/randomised.py, KUBEVIRT_KRM_SEED replays them); no example
+# database; hypothesis' other files (caches, failure patches) go to the temp dir (conftest.py)
+PROPERTY = settings(max_examples=EXAMPLES, deadline=None, database=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
                                            HealthCheck.filter_too_much], print_blob=True)
 

@@ -19,7 +19,9 @@ Modes: KRM (``process.process``) in revisions per-vm and shared, expand and vali
 ``kubevirt-krm CONFIG.yaml -`` does with stdin: ``process.process_stream``, which reads documents with the
 yaml-rs lane where it applies) in revisions and expand.
 
-Knobs: ``KUBEVIRT_KRM_LAYOUTS`` (layouts per run, default 20,000), ``KUBEVIRT_KRM_LAYOUT_DIMENSIONS``
+The examples come from the run's seed (``tests/randomised.py``: fresh every run, printed in the pytest header
+and summary, replayed with ``KUBEVIRT_KRM_SEED=N``). Knobs: ``KUBEVIRT_KRM_LAYOUTS`` (layouts per run, default
+2,000; 20,000 with ``KUBEVIRT_KRM_DEEP=1``), ``KUBEVIRT_KRM_LAYOUT_DIMENSIONS``
 (comma-separated: only these dimensions, e.g. ``comments,anchors``), ``KUBEVIRT_KRM_LAYOUT_MODES`` (e.g.
 ``expand,stream-expand``). One case by hand, or a survey of failure classes with minimal reproducers::
 
@@ -55,13 +57,14 @@ from krm_fn.io.resourcelist import (
 )
 from krm_fn.process import Options, process, process_stream
 from krm_fn.results import Result
+from tests.randomised import count
 from tests.reliability.layouts import DIMENSIONS, Layout, Map, Node, Seq, Str, draw_layout, node, write_documents
 from tests.reliability.strategies import LayoutObjects
 from tests.reliability.support import renderer
 
 pytestmark = [pytest.mark.reliability, pytest.mark.usefixtures("shared_builtin_catalog")]
 
-TARGET = int(os.environ.get("KUBEVIRT_KRM_LAYOUTS", "20000"))
+TARGET = count(2000, 20000, "KUBEVIRT_KRM_LAYOUTS")
 PER_EXAMPLE = 10
 ONLY = tuple(d for d in os.environ.get("KUBEVIRT_KRM_LAYOUT_DIMENSIONS", "").split(",") if d)
 MODES = ("revisions", "shared", "expand", "validate", "stream-revisions", "stream-expand")
@@ -353,8 +356,9 @@ def check_case(objects: int, mode: str, layout_seeds: list[int], only: tuple[str
 
 # --- the test ------------------------------------------------------------------------------------------------
 COUNT = [0]
-FUZZ = settings(max_examples=math.ceil(TARGET / PER_EXAMPLE), deadline=None, derandomize=True, database=None,
-                phases=[Phase.explicit, Phase.generate], print_blob=False)  # no shrinking: a seed is a seed
+# the run's seed (conftest.py hands it to hypothesis); no shrinking: the report names each case's own seeds
+FUZZ = settings(max_examples=math.ceil(TARGET / PER_EXAMPLE), deadline=None, database=None,
+                phases=[Phase.explicit, Phase.generate], print_blob=False)
 
 
 def _report(objects: int, mode: str, found: list[tuple[Layout, str, Finding]]) -> str:

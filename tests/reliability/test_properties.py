@@ -7,8 +7,8 @@ order, annotations intact, unowned items unchanged); every object we generated o
 stripped, as kpt does) changes nothing. A small sample is also checked across interpreters with different
 ``PYTHONHASHSEED``.
 
-Examples per property: ``$KUBEVIRT_KRM_HYPOTHESIS_EXAMPLES`` (default 2,000; the same examples every run unless
-``KUBEVIRT_KRM_HYPOTHESIS_RANDOM=1``).
+Examples per property: ``$KUBEVIRT_KRM_HYPOTHESIS_EXAMPLES`` (default 200, 2,000 with ``KUBEVIRT_KRM_DEEP=1``;
+new ones every run, from the run's seed: ``KUBEVIRT_KRM_SEED=N`` replays them, see ``tests/randomised.py``).
 """
 
 from __future__ import annotations

@@ -128,6 +128,7 @@ from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 from tests.emitted import dump  # noqa: E402
+from tests.randomised import count  # noqa: E402
 
 _keys = st.sampled_from(["a", "b", "spec", "name", "on", "x.y", "metadata", "status", "items"])
 _scalars = st.one_of(st.none(), st.booleans(), st.integers(-5, 5),
@@ -158,7 +159,7 @@ def _edited(draw: st.DrawFn) -> tuple[dict[str, Any], dict[str, Any]]:
     return old, new
 
 
-@settings(max_examples=1000, deadline=None, database=None)
+@settings(max_examples=count(250, 1000), deadline=None, database=None)
 @given(_edited())
 def test_splice_reads_back_as_the_new_value(pair: tuple[dict[str, Any], dict[str, Any]]) -> None:
     old, new = pair

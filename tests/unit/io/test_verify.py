@@ -442,6 +442,7 @@ from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 from tests.emitted import dump  # noqa: E402
+from tests.randomised import count  # noqa: E402
 from tests.unit.io.test_patch import _edited  # noqa: E402
 
 def _explicit_keys(entry: str) -> str:
@@ -456,7 +457,7 @@ LAYOUTS = {
 }
 
 
-@settings(max_examples=300, deadline=None, database=None, derandomize=True)
+@settings(max_examples=count(100, 300), deadline=None, database=None)
 @given(_edited(), st.sampled_from(sorted(LAYOUTS)))
 def test_what_is_written_reads_back_as_the_new_object(pair: tuple[dict[str, Any], dict[str, Any]],
                                                      layout: str) -> None:
