@@ -10,6 +10,7 @@ from typing import Any, Final
 
 from krm_fn.index import Index, namespace_of
 from krm_fn.kube.api import (
+    FAMILIES,
     FAMILY_KINDS,
     INSTANCETYPE_API_VERSION,
     INSTANCETYPE_GROUP,
@@ -58,9 +59,14 @@ class FindError(Exception):
 
 @dataclass(frozen=True, slots=True)
 class Found:
-    spec: Obj           # the object's spec (what gets applied)
-    obj: Obj | None     # the live object; None when it came from a ControllerRevision
-    kind: str           # the object kind
+    spec: Obj                   # the object's spec (what gets applied)
+    obj: Obj | None             # the live object; None when it came from a ControllerRevision
+    kind: str                   # the object kind
+    revision: Obj | None = None  # the ControllerRevision it came from (``revisionName`` or a status ref)
+
+
+# what ``find.Spec`` gave for each matcher of a VM (a family without a matcher is absent): errors as values
+Matches = dict[Family, Found | FindError]
 
 
 def resource_of(kind: str) -> str:
@@ -116,7 +122,7 @@ def spec_from_revision(cr: Obj, family: Family) -> Found:
     if kind not in FAMILY_KINDS[family]:
         raise FindError(f"{UNEXPECTED_TYPE}*v1beta1.{kind}")
     spec = data.get("spec")
-    return Found(spec if isinstance(spec, dict) else {}, None, kind)
+    return Found(spec if isinstance(spec, dict) else {}, None, kind, cr)
 
 
 def _revision(vm: Obj, name: str, index: Index) -> Obj:
@@ -137,8 +143,8 @@ def find_spec(vm: Obj, family: Family, index: Index) -> Found | None:
     ref_name = get(vm, ("status", STATUS_REF[family], "controllerRevisionRef", "name"))
     if ref_name:
         cr = _revision(vm, str(ref_name), index)
-        labels = get2(cr, "metadata", "labels") or {}
-        if labels.get(LABEL_OBJECT_NAME) == matcher.get("name"):
+        labels = get2(cr, "metadata", "labels")
+        if isinstance(labels, dict) and labels.get(LABEL_OBJECT_NAME) == matcher.get("name"):
             return spec_from_revision(cr, family)
     matcher_kind, name = matcher.get("kind"), matcher.get("name")
     key = None
@@ -154,3 +160,36 @@ def find_spec(vm: Obj, family: Family, index: Index) -> Found | None:
     if key is not None:
         index.memo[key] = found
     return found
+
+
+def find_matches(vm: Obj, index: Index, known: Matches | None = None, like: Obj | None = None) -> Matches:
+    """:func:`find_spec` for every matcher of ``vm``, each looked up once. ``known``: the matches of ``like``
+    (another form of the same VM: same namespace and status), reused for every matcher the two share."""
+    spec = vm.get("spec")
+    if not isinstance(spec, dict):
+        return {}
+    other = like.get("spec") if like is not None else None
+    out: Matches = {}
+    for family in FAMILIES:
+        matcher = spec.get(family)
+        if not isinstance(matcher, dict):
+            continue
+        if known is not None and family in known and isinstance(other, dict) and other.get(family) == matcher:
+            out[family] = known[family]
+            continue
+        try:
+            found = find_spec(vm, family, index)
+        except FindError as err:
+            out[family] = err
+            continue
+        assert found is not None
+        out[family] = found
+    return out
+
+
+def live_object(vm: Obj, family: Family, match: Found | FindError | None, index: Index) -> tuple[str, Obj]:
+    """The live object the matcher names: the one ``match`` found, or (when the spec came from a
+    ControllerRevision, or the lookup failed there) looked up by kind and name; raises :class:`FindError`."""
+    if isinstance(match, Found) and match.obj is not None:
+        return match.kind, match.obj
+    return find_object(vm, family, index)
