@@ -58,3 +58,12 @@ def test_flow_like_block_scalars_read_by_the_lane_as_by_the_loader(values: list[
             fast = fastload.load_plain(probe, scan=scan)
             if fast is not None:
                 assert same(fast, load_documents(probe)[0].value), probe
+
+
+@pytest.mark.parametrize("token", ["yes", "&a", "0x1", "1_0", ".NaN", "!t"])
+def test_a_long_text_is_scanned_as_a_short_one(token: str) -> None:
+    """Past fastload._LONG characters load_plain scans with the per-place patterns: the same risks step aside."""
+    filler = "- abc\n" * (fastload._LONG // 6 + 1)
+    assert fastload.load_plain(filler) is not None
+    assert fastload.load_plain(filler + f"- {token}\n") is None
+    assert fastload.load_plain(f"- {token}\n") is None
