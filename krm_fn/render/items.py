@@ -119,9 +119,9 @@ class ItemRenderer:
         # the one lookup of each matcher: ``vm``'s named matchers are ``checked``'s (unpinned strips pins only)
         found = find_matches(checked, self.index)
         problem = self.refused_reference(vm, found)
-        if problem is None and mode != "expand" and self.pinning.report_missing_pins(checked, done.results):
-            return vm
         if problem is None:
+            if mode != "expand" and self.pinning.report_missing_pins(checked, done.results):
+                return vm
             stages: VmStages = vm_stages(checked, self.index, self.spec.cluster, found)
             if stages.rejection is not None:
                 r = stages.rejection

@@ -12,7 +12,7 @@ from krm_fn.index import Index, iter_objects, namespace_of
 from krm_fn.kube import kpt_annotations
 from krm_fn.kube.api import FAMILIES, KIND_CONTROLLER_REVISION, LABEL_OBJECT_NAME, LABEL_OBJECT_VERSION, Family
 from krm_fn.kube.paths import Obj, get
-from krm_fn.kubevirt.find import FindError, Found, live_object
+from krm_fn.kubevirt.find import FindError, Found, find_object, live_object
 from krm_fn.kubevirt.pipeline import VmStages
 from krm_fn.kubevirt.revision import PinnedContent, build_pinned_revision, revision_data, with_sync_wave
 from krm_fn.kubevirt_versions import KubevirtVersion, release
@@ -150,7 +150,7 @@ class Pinning:
                 f"pin it to a labelled revision",
                 vm, "warning", field_path=f"spec.{family}.revisionName"))
         try:
-            kind, obj = live_object(inferred, family, None, self.index)
+            kind, obj = find_object(inferred, family, self.index)  # the live object, to compare with the pin
         except FindError:
             return
         current = revision_data(obj, kind).get("spec")
