@@ -65,8 +65,9 @@ class Found:
     revision: Obj | None = None  # the ControllerRevision it came from (``revisionName`` or a status ref)
 
 
-# what ``find.Spec`` gave for each matcher of a VM (a family without a matcher is absent): errors as values
-Matches = dict[Family, Found | FindError]
+# what ``find.Spec`` gave for each matcher of a VM (a family without a matcher is absent; None for a matcher
+# that infers its object from a volume, looked up once the mutating webhook named it): errors as values
+Matches = dict[Family, Found | FindError | None]
 
 
 def resource_of(kind: str) -> str:
@@ -177,10 +178,15 @@ def find_matches(vm: Obj, index: Index, known: Matches | None = None, like: Obj 
         if known is not None and family in known and isinstance(other, dict) and other.get(family) == matcher:
             out[family] = known[family]
             continue
+        if matcher.get("inferFromVolume"):
+            out[family] = None
+            continue
         try:
             found = find_spec(vm, family, index)
         except FindError as err:
-            out[family] = err
+            # kept as a value: without its traceback, whose frames would hold this dict (a reference cycle
+            # keeps the whole list alive until the exit's collection: the command runs with the GC off)
+            out[family] = err.with_traceback(None)
             continue
         assert found is not None
         out[family] = found
