@@ -13,7 +13,10 @@ subprocess (so peak RSS is per measurement):
   generation, I/O only (no VMs changed), validate, revisions, expand;
 * the standalone mode (Argo CD CMP) on the same objects as a plain manifest file (``bench/synth.py
   manifests``): ``kubevirt-krm renderer.yaml vms.yaml > /dev/null``, revisions, next to KRM mode's row
-  (target: within 10% of it at 10k VMs).
+  (target: within 10% of it at 10k VMs);
+* both again with the leaves as flow maps (``instancetype: {name: u1.medium}``, as PyYAML writes them by default:
+  ``bench/synth.py flow_leaves``), KRM and standalone revisions (target: the standalone mode no slower than the
+  KRM mode on any layout, issue 22).
 
 The rows of one size run in rounds (each round runs every row once), so a host whose speed drifts slows a
 round's floor and rows alike. The table shows the median wall time, the median over rounds of the ratio to
@@ -39,7 +42,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from lastrun import Tee, write_keeping_block  # noqa: E402
-from synth import manifests, resource_list  # noqa: E402
+from synth import flow_leaves, manifests, resource_list  # noqa: E402
 
 RENDERER = """\
 functionConfig:
@@ -65,6 +68,7 @@ functionConfig:
 # the standalone mode's config file: the same renderer as a plain document
 STANDALONE_RENDERER = "\n".join(line[2:] for line in RENDERER.splitlines()[1:]) + "\n"
 STANDALONE_MODES = ("revisions",)
+FLOW = "flow-map leaves"  # the layout of bench/synth.py flow_leaves
 EMPTY = "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems: []\n"
 
 FLOOR_CODE = {
@@ -234,10 +238,17 @@ def main() -> int:
                 sized.append(Row(f"kubevirt-krm {mode}", n, fn, f))
             stream = base / f"manifests{n}.yaml"
             stream.write_text(manifests(n))
+            flow_stream = base / f"manifests-flow{n}.yaml"
+            flow_stream.write_text(flow_leaves(manifests(n)))
             for mode in STANDALONE_MODES:
                 config = base / f"standalone-{mode}.yaml"
                 config.write_text(STANDALONE_RENDERER.format(mode=mode))
                 sized.append(Row(f"kubevirt-krm standalone {mode}", n, [*fn, str(config), str(stream)], None))
+                flow = base / f"{mode}-flow{n}.yaml"
+                flow.write_text(flow_leaves(body + RENDERER.format(mode=mode)))
+                sized.append(Row(f"kubevirt-krm {mode}, {FLOW}", n, fn, flow))
+                sized.append(Row(f"kubevirt-krm standalone {mode}, {FLOW}", n, [*fn, str(config), str(flow_stream)],
+                                 None))
             measure_rounds(sized, args.repeat)
             rows += sized
             print(f"# {n} done", flush=True)
@@ -303,6 +314,12 @@ def report(rows: list[Row], sizes: list[int]) -> None:
             rounds = statistics.median(a / k for a, k in zip(alone.seconds, krm.seconds))
             print(f"  standalone {mode} 10k: {rounds:.2f}× KRM mode (target ≤ 1.10): "
                   f"{'ok' if rounds <= 1.10 else 'MISSED'}")
+        krm = by.get((f"kubevirt-krm {mode}, {FLOW}", 10000))
+        alone = by.get((f"kubevirt-krm standalone {mode}, {FLOW}", 10000))
+        if krm is not None and alone is not None:
+            rounds = statistics.median(a / k for a, k in zip(alone.seconds, krm.seconds))
+            print(f"  standalone {mode} 10k, {FLOW}: {rounds:.2f}× KRM mode, same layout (target ≤ 1.0, issue 22): "
+                  f"{'ok' if rounds <= 1.0 else 'MISSED'}")
     if 10000 in floor:
         for mode in ("revisions", "expand"):
             row = by[(f"kubevirt-krm {mode}", 10000)]

@@ -8,7 +8,11 @@ strings, and a few VMs inferring their types from a volume.
 from __future__ import annotations
 
 import argparse
+import json
 import sys
+from typing import Any
+
+from krm_fn.io.scalars import plain_ok
 
 # (instancetype, preference) pairs that meet the preferences' requirements (windows.11 needs 2 vCPU / 4Gi)
 PAIRS = (("u1.medium", "fedora"), ("u1.large", "windows.11"), ("cx1.large", "rhel.9"), ("m1.xlarge", "ubuntu"),
@@ -137,11 +141,68 @@ def manifests(vms: int, infer_every: int = 50) -> str:
     return "---\n".join(docs)
 
 
+# --- the layout PyYAML writes by default (default_flow_style=None): leaves as flow maps --------------------
+def _flow_scalar(value: Any) -> str:
+    if isinstance(value, str):
+        if value and plain_ok(value) and not any(c in value for c in ",[]{}"):
+            return value
+        return json.dumps(value)  # a JSON string is a double-quoted YAML scalar
+    return json.dumps(value)  # null, true/false, numbers
+
+
+def _flow_lines(value: Any, indent: str, out: list[str], first: str) -> None:
+    """``value`` (a mapping) at ``indent``, its first line prefixed by ``first`` (``"- "`` for an entry)."""
+    lead = first
+    for key, child in value.items():
+        if isinstance(child, dict) and not any(isinstance(v, (dict, list)) for v in child.values()):
+            pairs = ", ".join(f"{k}: {_flow_scalar(v)}" for k, v in child.items())
+            out.append(f"{lead}{key}: {{{pairs}}}")
+        elif isinstance(child, dict):
+            out.append(f"{lead}{key}:")
+            _flow_lines(child, indent + "  ", out, indent + "  ")
+        elif isinstance(child, list):
+            out.append(f"{lead}{key}:" if child else f"{lead}{key}: []")
+            for entry in child:  # block sequences at the key's indentation, as PyYAML and kyaml write them
+                _flow_lines(entry, indent + "  ", out, indent + "- ")
+        else:
+            out.append(f"{lead}{key}: {_flow_scalar(child)}")
+        lead = indent
+
+
+def flow_leaves(text: str) -> str:
+    """The same objects (a ResourceList's items, or a ``---`` stream) with every mapping of scalars written as a
+    flow map on one line (``instancetype: {name: u1.medium}``, ``labels: {app: fleet, tier: db}``), as PyYAML
+    writes them by default, common in docs and generated files (issue 22). A ResourceList's text after its items
+    (the functionConfig) is kept as it is."""
+    import yaml_rs
+
+    out: list[str] = []
+    if text.startswith("apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n"):
+        head, body = text.split("items:\n", 1)
+        entries, tail = body, ""
+        cut = body.find("\nfunctionConfig:")
+        if cut >= 0:
+            entries, tail = body[:cut + 1], body[cut + 1:]
+        out.append(head + "items:")
+        for item in yaml_rs.loads(entries, parse_datetime=False):
+            _flow_lines(item, "  ", out, "- ")
+        return "\n".join(out) + "\n" + tail
+    docs = [yaml_rs.loads(doc, parse_datetime=False) for doc in text.split("---\n") if doc.strip()]
+    for n, doc in enumerate(docs):
+        if n:
+            out.append("---")
+        _flow_lines(doc, "", out, "")
+    return "\n".join(out) + "\n"
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--vms", type=int, default=1000)
+    ap.add_argument("--manifests", action="store_true", help="a plain ---  stream (the standalone mode's input)")
+    ap.add_argument("--flow-leaves", action="store_true", help="mappings of scalars as flow maps (PyYAML's default)")
     args = ap.parse_args()
-    sys.stdout.write(resource_list(args.vms))
+    text = manifests(args.vms) if args.manifests else resource_list(args.vms)
+    sys.stdout.write(flow_leaves(text) if args.flow_leaves else text)
     return 0
 
 

@@ -9,6 +9,9 @@ through named stages; the first failure ends it (``shared/conformance/README.md`
 4. ``expand``: :func:`krm_fn.kubevirt.expand.expand` on the mutated VM, whose result is what a Go round trip
    writes (:func:`krm_fn.kubevirt.schema.roundtrip.encode_shared`, only when the expanded VM is read:
    :attr:`VmStages.expanded`).
+
+Each matcher is looked up once (:func:`krm_fn.kubevirt.find.find_matches`): :attr:`VmStages.found` holds
+what was found for it (kind, object or revision), and everything after the pipeline reads it there.
 """
 
 from __future__ import annotations
@@ -16,14 +19,13 @@ from __future__ import annotations
 from typing import Final
 
 from krm_fn.index import Index
-from krm_fn.kube.api import Family
 from krm_fn.kube.paths import Obj
+from krm_fn.kube.quantity import QuantityCache
 from krm_fn.kubevirt.caches import Caches
 from krm_fn.kubevirt.cluster import ClusterConfig
 from krm_fn.kubevirt.defaults import NETWORKS_FIELD
 from krm_fn.kubevirt.expand import expand
-from krm_fn.kubevirt.find import FindError, Found, find_spec
-from krm_fn.kube.quantity import QuantityCache
+from krm_fn.kubevirt.find import FindError, Found, Matches, find_matches
 from krm_fn.kubevirt.rejection import Rejection
 from krm_fn.kubevirt.schema.roundtrip import encode_shared
 from krm_fn.kubevirt.schema.validation import schema_errors
@@ -36,17 +38,19 @@ VM_DEFINITION: Final = "v1.VirtualMachine"
 
 class VmStages:
     """The VM as each stage left it, or the stage's rejection. ``expanded`` is None for a VM without matchers
-    (returned unchanged) or a rejected one.
+    (returned unchanged) or a rejected one. ``found``: each matcher's lookup, on the VM as inferred once the
+    pipeline got that far (else on the VM given).
 
     The Go round trip of the expanded VM is done on first access of ``expanded`` only (``pending`` holds the
     VM to encode): the validate and revisions modes never read it. It shares what it leaves unchanged with
     the VM (:func:`krm_fn.kubevirt.schema.roundtrip.encode_shared`): no part of it may be mutated.
     """
 
-    __slots__ = ("rejection", "mutated", "inferred", "_expanded", "_pending")
+    __slots__ = ("rejection", "mutated", "inferred", "found", "_expanded", "_pending")
 
-    def __init__(self, rejection: Rejection | None = None, mutated: Obj | None = None, inferred: Obj | None = None,
-                 *, pending: Obj | None = None) -> None:
+    def __init__(self, found: Matches, rejection: Rejection | None = None, mutated: Obj | None = None,
+                 inferred: Obj | None = None, *, pending: Obj | None = None) -> None:
+        self.found = found
         self.rejection = rejection
         self.mutated = mutated      # the VM as the mutating webhook left it
         self.inferred = inferred    # the VM after inferFromVolume only (what a pinned VM keeps)
@@ -61,20 +65,7 @@ class VmStages:
         return self._expanded
 
 
-def has_matchers(vm: Obj) -> bool:
-    spec = vm.get("spec")
-    return isinstance(spec, dict) and (spec.get("instancetype") is not None or spec.get("preference") is not None)
-
-
 Lookup = Found | FindError | None
-
-
-def lookup(vm: Obj, family: Family, index: Index, caches: Caches | None = None) -> Lookup:
-    """The matcher's spec, ``None`` without a matcher, or the lookup error (as a value)."""
-    try:
-        return find_spec(vm, family, index, caches)
-    except FindError as err:
-        return err
 
 
 def _spec(result: Lookup) -> Obj | None:
@@ -90,30 +81,37 @@ def check_schema(vm: Obj) -> Rejection | None:
     return Rejection("schema", ", ".join(e.message for e in errors), errors[0].field or None)
 
 
-def vm_stages(vm: Obj, index: Index, cluster: ClusterConfig, caches: Caches | None = None) -> VmStages:
-    """The whole pipeline for one VM; never mutates ``vm``. ``caches``: the render's (else this VM's own)."""
+def vm_stages(vm: Obj, index: Index, cluster: ClusterConfig, caches: Caches | None = None,
+              found: Matches | None = None) -> VmStages:
+    """The whole pipeline for one VM; never mutates ``vm``. ``caches``: the render's (else this VM's own).
+    ``found``: ``vm``'s matches when the caller looked them up already
+    (:func:`krm_fn.kubevirt.find.find_matches`), else they are looked up here."""
     rejection = check_schema(vm)
     if rejection:
-        return VmStages(rejection=rejection)
-    if not has_matchers(vm):
-        return VmStages()
-    inferred = mutate(vm, index)
-    if isinstance(inferred, Rejection):
-        return VmStages(rejection=inferred)
-    if not has_matchers(inferred):
-        # inference with the Ignore policy cleared the matchers: KubeVirt persists that VM as is
-        return VmStages(pending=inferred, mutated=inferred, inferred=inferred)
-    # the webhook's changes (architecture, machine type, storage class) leave the matchers, status refs
-    # and namespace alone: the lookups on ``inferred`` hold for ``mutated``
+        return VmStages(found or {}, rejection=rejection)
     if caches is None:
         caches = Caches()
-    it, pref = lookup(inferred, "instancetype", index, caches), lookup(inferred, "preference", index, caches)
+    if found is None:
+        found = find_matches(vm, index, caches)
+    if not found:  # no matchers
+        return VmStages(found)
+    inferred = mutate(vm, index)
+    if isinstance(inferred, Rejection):
+        return VmStages(found, rejection=inferred)
+    if inferred is not vm:  # inferFromVolume named objects: those matchers are looked up now
+        found = find_matches(inferred, index, caches, found, vm)
+    if not found:
+        # inference with the Ignore policy cleared the matchers: KubeVirt persists that VM as is
+        return VmStages(found, pending=inferred, mutated=inferred, inferred=inferred)
+    # the webhook's changes (architecture, machine type, storage class) leave the matchers, status refs
+    # and namespace alone: the lookups on ``inferred`` hold for ``mutated``
+    it, pref = found.get("instancetype"), found.get("preference")
     pref_spec = _spec(pref)
     mutated = persist_preferences(inferred, pref_spec) if pref_spec is not None else inferred
     expanded = admit_and_expand(mutated, it, pref, cluster, caches.quantities)
     if isinstance(expanded, Rejection):
-        return VmStages(rejection=expanded, mutated=mutated, inferred=inferred)
-    return VmStages(pending=expanded, mutated=mutated, inferred=inferred)
+        return VmStages(found, rejection=expanded, mutated=mutated, inferred=inferred)
+    return VmStages(found, pending=expanded, mutated=mutated, inferred=inferred)
 
 
 def admit_and_expand(vm: Obj, it: Lookup, pref: Lookup, cluster: ClusterConfig,

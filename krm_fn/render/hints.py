@@ -20,9 +20,7 @@ from typing import Final
 from krm_fn.index import ANY_NAMESPACE, Index, namespace_of
 from krm_fn.kube.api import CLUSTER_SCOPED_KINDS, FAMILIES, FAMILY_KINDS, Family
 from krm_fn.kube.paths import Obj, get2
-from krm_fn.kubevirt.caches import Caches
-from krm_fn.kubevirt.find import FindError, not_found, object_kind, resource_of
-from krm_fn.kubevirt.pipeline import lookup
+from krm_fn.kubevirt.find import FindError, Matches, not_found, object_kind, resource_of
 from krm_fn.kubevirt.rejection import Rejection
 from krm_fn.results import Result
 
@@ -35,26 +33,26 @@ HintKey = tuple[str, str, str, str, str]
 HintCache = dict[HintKey, "str | None"]
 
 
-def reference_results(vm: Obj, rejection: Rejection, index: Index, report_on: Obj, caches: Caches,
+def reference_results(vm: Obj, rejection: Rejection, index: Index, report_on: Obj, found: Matches,
                       hints: HintCache) -> list[Result]:
     """For a VM refused at ``admit`` or ``expand``: an ``error`` per failing lookup KubeVirt's message does not
     name yet, with a hint for an object that is not found, and the hint alone for the one it names. ``vm`` is
-    the VM as the webhook left it (inferred matchers); results are about ``report_on`` (the input item);
-    ``caches`` and ``hints`` are the render's."""
+    the VM as the webhook left it (inferred matchers), ``found`` its matches (``VmStages.found``); results are
+    about ``report_on`` (the input item); ``hints`` is the render's."""
     if rejection.stage not in ("admit", "expand"):
         return []
     out: list[Result] = []
     for family in FAMILIES:
-        found = lookup(vm, family, index, caches)
-        if not isinstance(found, FindError):
+        err = found.get(family)
+        if not isinstance(err, FindError):
             continue
-        hint = _hint(vm, family, found, index, hints)
-        if found.message == rejection.error:
+        hint = _hint(vm, family, err, index, hints)
+        if err.message == rejection.error:
             if hint:
-                out.append(Result.for_object(f"{found.message}: {hint}", report_on, field_path=f"spec.{family}",
+                out.append(Result.for_object(f"{err.message}: {hint}", report_on, field_path=f"spec.{family}",
                                              tags=(("stage", "find"),)))
             continue
-        text = f"{found.message}: {hint}" if hint else found.message
+        text = f"{err.message}: {hint}" if hint else err.message
         out.append(Result.for_object(f"{text} (KubeVirt reports this once the error above is fixed)", report_on,
                                      field_path=f"spec.{family}", tags=(("stage", "find"),)))
     return out

@@ -1,7 +1,10 @@
 """One input item through the renderer's mode: a VirtualMachine through KubeVirt's stages
 (:func:`krm_fn.kubevirt.pipeline.vm_stages`), then pinned (``revisions``), replaced by its expansion (``expand``)
 or left as it is (``validate``); a VM KubeVirt would refuse stays unchanged with an error result. Other items
-pass through (a revision of ours gets its Argo CD sync wave; ``List`` wrappers are looked into)."""
+pass through (a revision of ours gets its Argo CD sync wave; ``List`` wrappers are looked into).
+
+A VM's matchers are looked up once (:func:`krm_fn.kubevirt.find.find_matches`): the referenced objects are
+checked on what was found, the pipeline continues from it, and pinning reads it in ``VmStages.found``."""
 
 from __future__ import annotations
 
@@ -13,8 +16,8 @@ from krm_fn.kube.api import FAMILIES
 from krm_fn.kube.meta import Problem, metadata_problems
 from krm_fn.kube.paths import Obj, wrapped_items
 from krm_fn.kubevirt.caches import Caches
-from krm_fn.kubevirt.find import FindError, find_object
-from krm_fn.kubevirt.pipeline import VmStages, has_matchers, vm_stages
+from krm_fn.kubevirt.find import FindError, Matches, find_matches, live_object
+from krm_fn.kubevirt.pipeline import VmStages, vm_stages
 from krm_fn.kubevirt.revision import is_instancetype_revision, with_sync_wave
 from krm_fn.kubevirt.webhooks.admission import refused
 from krm_fn.render.admission import describe
@@ -55,7 +58,7 @@ class ItemRenderer:
         return item
 
     def vm(self, vm: Obj, done: Rendered[Obj]) -> Obj:
-        problem = self.input_problem(vm)
+        problem = self.metadata_problem(vm)
         if problem is not None:
             done.results.append(Result.for_object(problem[1], vm, field_path=problem[0],
                                                   tags=(("stage", "input"),)))
@@ -68,9 +71,10 @@ class ItemRenderer:
                 vm, tags=(("stage", "input"),)))
             return vm
 
-    def input_problem(self, vm: Obj) -> tuple[str | None, str] | None:
-        """What the API server would refuse before KubeVirt sees the VM (its metadata), or a referenced
-        instancetype/preference the cluster would refuse: (field path, message), or None."""
+    @staticmethod
+    def metadata_problem(vm: Obj) -> tuple[str | None, str] | None:
+        """What the API server would refuse before KubeVirt sees the VM (its metadata): (field path, message),
+        or None."""
         found: list[Problem] = []
         meta = vm.get("metadata")
         if isinstance(meta, dict):
@@ -87,11 +91,12 @@ class ItemRenderer:
         if found:
             path, message = found[0]
             return path, f"{path}: {message}"
-        return self.refused_reference(vm)
+        return None
 
-    def refused_reference(self, vm: Obj) -> tuple[str | None, str] | None:
+    def refused_reference(self, vm: Obj, found: Matches) -> tuple[str | None, str] | None:
         """A matcher naming an instancetype/preference (among the items or in the catalog) that the cluster
-        would refuse to store (:mod:`krm_fn.kubevirt.webhooks.admission`): (field path, message), or None."""
+        would refuse to store (:mod:`krm_fn.kubevirt.webhooks.admission`): (field path, message), or None.
+        ``found``: the matches of ``vm`` (or of a form of it with the same named matchers)."""
         spec = vm.get("spec")
         for family in FAMILIES:
             matcher = spec.get(family) if isinstance(spec, dict) else None
@@ -99,7 +104,7 @@ class ItemRenderer:
                     or matcher.get("inferFromVolume"):
                 continue
             try:
-                kind, obj = find_object(vm, family, self.index)
+                kind, obj = live_object(vm, family, found.get(family), self.index)
             except FindError:
                 continue  # the engine reports it with KubeVirt's wording
             decision = refused(obj, self.caches.admission)
@@ -113,25 +118,29 @@ class ItemRenderer:
         checked = vm
         if mode == "revisions" and self.spec.revisions.repin:
             checked = unpinned(vm)
-        if mode != "expand" and self.pinning.report_missing_pins(checked, done.results):
-            return vm
-        stages: VmStages = vm_stages(checked, self.index, self.spec.cluster, self.caches)
-        if stages.rejection is not None:
-            r = stages.rejection
-            done.results.append(Result.for_object(r.message, vm, field_path=r.field_path,
-                                                  tags=(("stage", r.stage),)))
-            # what KubeVirt would not find either, with what was probably meant (krm_fn.render.hints)
-            done.results += reference_results(stages.inferred or checked, r, self.index, vm, self.caches,
-                                              self.hints)
-            return vm
-        if stages.inferred is not None and stages.inferred is not checked:  # inferFromVolume named objects
-            problem = self.refused_reference(stages.inferred)
-            if problem is not None:
-                done.results.append(Result.for_object(problem[1], vm, field_path=problem[0],
-                                                      tags=(("stage", "input"),)))
+        # the one lookup of each matcher: ``vm``'s named matchers are ``checked``'s (unpinned strips pins only)
+        found = find_matches(checked, self.index, self.caches)
+        problem = self.refused_reference(vm, found)
+        if problem is None:
+            if mode != "expand" and self.pinning.report_missing_pins(checked, done.results):
                 return vm
+            stages: VmStages = vm_stages(checked, self.index, self.spec.cluster, self.caches, found)
+            if stages.rejection is not None:
+                r = stages.rejection
+                done.results.append(Result.for_object(r.message, vm, field_path=r.field_path,
+                                                      tags=(("stage", r.stage),)))
+                # what KubeVirt would not find either, with what was probably meant (krm_fn.render.hints)
+                done.results += reference_results(stages.inferred or checked, r, self.index, vm, stages.found,
+                                                  self.hints)
+                return vm
+            if stages.inferred is not None and stages.inferred is not checked:  # inferFromVolume named objects
+                problem = self.refused_reference(stages.inferred, stages.found)
+        if problem is not None:
+            done.results.append(Result.for_object(problem[1], vm, field_path=problem[0],
+                                                  tags=(("stage", "input"),)))
+            return vm
         if mode == "expand":
             return stages.expanded if stages.expanded is not None else vm
-        if mode == "revisions" and has_matchers(vm):
+        if mode == "revisions" and stages.inferred is not None:  # the VM has matchers
             return self.pinning.pin(vm, stages, done)
         return vm

@@ -13,7 +13,7 @@ from krm_fn.kube import kpt_annotations
 from krm_fn.kube.api import FAMILIES, KIND_CONTROLLER_REVISION, LABEL_OBJECT_NAME, LABEL_OBJECT_VERSION, Family
 from krm_fn.kube.meta import LABEL_VALUE_MAX
 from krm_fn.kube.paths import Obj, get
-from krm_fn.kubevirt.find import FindError, find_object, spec_from_revision
+from krm_fn.kubevirt.find import FindError, Found, find_object, live_object
 from krm_fn.kubevirt.pipeline import VmStages
 from krm_fn.kubevirt.revision import PinnedContent, build_pinned_revision, revision_data, with_sync_wave
 from krm_fn.kubevirt_versions import KubevirtVersion, release
@@ -54,7 +54,8 @@ class Pinning:
 
     def pin(self, vm: Obj, stages: VmStages, done: Rendered[Obj]) -> Obj:
         """``vm`` with every matcher pinned (the revisions it needs queued on ``done``), or ``vm`` itself with an
-        error result on ``done``."""
+        error result on ``done``. ``stages``: ``vm`` through the pipeline (``repin`` unpinned it first, so a
+        ``revisionName`` left on ``stages.inferred`` is a pin to keep)."""
         inferred = stages.inferred if stages.inferred is not None else vm
         spec = inferred.get("spec") or {}
         new_matchers: dict[str, Obj] = {}
@@ -62,15 +63,14 @@ class Pinning:
             matcher = spec.get(family)
             if not isinstance(matcher, dict):
                 continue
+            match = stages.found.get(family)
             if matcher.get("revisionName"):
-                if self.revisions.repin:
-                    matcher = {k: v for k, v in matcher.items() if k != "revisionName"}
-                else:
-                    self.report_drift(vm, inferred, family, str(matcher["revisionName"]), done.results)
-                    continue
+                if isinstance(match, Found) and match.revision is not None:
+                    self.report_drift(vm, inferred, family, str(matcher["revisionName"]), match, done.results)
+                continue
             try:
-                kind, obj = find_object(inferred, family, self.index)
-            except FindError as err:  # unreachable after a successful expand; kept as a safety net
+                kind, obj = live_object(inferred, family, match, self.index)
+            except FindError as err:  # from a status ref's revision, the live object may be missing
                 done.results.append(Result.for_object(err.message, vm, field_path=f"spec.{family}"))
                 return vm
             obj_name = str((obj.get("metadata") or {}).get("name") or "")
@@ -136,12 +136,12 @@ class Pinning:
                 field_path=f"spec.{family}.revisionName", tags=(("stage", "revisions"),)))
         return missing
 
-    def report_drift(self, vm: Obj, inferred: Obj, family: Family, revision_name: str,
+    def report_drift(self, vm: Obj, inferred: Obj, family: Family, revision_name: str, pinned: Found,
                      results: list[Result]) -> None:
-        """A pin is kept; say when the revision lacks the version label or a newer content exists."""
-        cr = self.index.get(KIND_CONTROLLER_REVISION, namespace_of(inferred), revision_name)
-        if cr is None:
-            return
+        """A pin is kept (``pinned``: what its revision holds, as the pipeline found it); say when the revision
+        lacks the version label or a newer content exists."""
+        cr = pinned.revision
+        assert cr is not None
         labels = get(cr, ("metadata", "labels")) or {}
         if labels.get(LABEL_OBJECT_VERSION) != self.object_version:
             results.append(Result.for_object(
@@ -151,8 +151,7 @@ class Pinning:
                 f"pin it to a labelled revision",
                 vm, "warning", field_path=f"spec.{family}.revisionName"))
         try:
-            pinned = spec_from_revision(cr, family)
-            kind, obj = find_object(inferred, family, self.index)
+            kind, obj = find_object(inferred, family, self.index)  # the live object, to compare with the pin
         except FindError:
             return
         current = revision_data(obj, kind).get("spec")

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from krm_fn.index import Index, namespace_of
 from krm_fn.kube.api import (
+    FAMILIES,
     FAMILY_KINDS,
     INSTANCETYPE_API_VERSION,
     INSTANCETYPE_GROUP,
@@ -61,9 +62,15 @@ class FindError(Exception):
 
 @dataclass(frozen=True, slots=True)
 class Found:
-    spec: Obj           # the object's spec (what gets applied)
-    obj: Obj | None     # the live object; None when it came from a ControllerRevision
-    kind: str           # the object kind
+    spec: Obj                   # the object's spec (what gets applied)
+    obj: Obj | None             # the live object; None when it came from a ControllerRevision
+    kind: str                   # the object kind
+    revision: Obj | None = None  # the ControllerRevision it came from (``revisionName`` or a status ref)
+
+
+# what ``find.Spec`` gave for each matcher of a VM (a family without a matcher is absent; None for a matcher
+# that infers its object from a volume, looked up once the mutating webhook named it): errors as values
+Matches = dict[Family, Found | FindError | None]
 
 
 def resource_of(kind: str) -> str:
@@ -119,7 +126,7 @@ def spec_from_revision(cr: Obj, family: Family) -> Found:
     if kind not in FAMILY_KINDS[family]:
         raise FindError(f"{UNEXPECTED_TYPE}*v1beta1.{kind}")
     spec = data.get("spec")
-    return Found(spec if isinstance(spec, dict) else {}, None, kind)
+    return Found(spec if isinstance(spec, dict) else {}, None, kind, cr)
 
 
 def _revision(vm: Obj, name: str, index: Index) -> Obj:
@@ -141,8 +148,8 @@ def find_spec(vm: Obj, family: Family, index: Index, caches: Caches | None = Non
     ref_name = get(vm, ("status", STATUS_REF[family], "controllerRevisionRef", "name"))
     if ref_name:
         cr = _revision(vm, str(ref_name), index)
-        labels = get2(cr, "metadata", "labels") or {}
-        if labels.get(LABEL_OBJECT_NAME) == matcher.get("name"):
+        labels = get2(cr, "metadata", "labels")
+        if isinstance(labels, dict) and labels.get(LABEL_OBJECT_NAME) == matcher.get("name"):
             return spec_from_revision(cr, family)
     matcher_kind, name = matcher.get("kind"), matcher.get("name")
     key: FoundKey | None = None
@@ -158,3 +165,43 @@ def find_spec(vm: Obj, family: Family, index: Index, caches: Caches | None = Non
     if key is not None and caches is not None:
         caches.found[key] = found
     return found
+
+
+def find_matches(vm: Obj, index: Index, caches: Caches | None = None, known: Matches | None = None,
+                 like: Obj | None = None) -> Matches:
+    """:func:`find_spec` for every matcher of ``vm``, each looked up once (live objects through ``caches``, the
+    render's). ``known``: the matches of ``like`` (another form of the same VM: same namespace and status),
+    reused for every matcher the two share."""
+    spec = vm.get("spec")
+    if not isinstance(spec, dict):
+        return {}
+    other = like.get("spec") if like is not None else None
+    out: Matches = {}
+    for family in FAMILIES:
+        matcher = spec.get(family)
+        if not isinstance(matcher, dict):
+            continue
+        if known is not None and family in known and isinstance(other, dict) and other.get(family) == matcher:
+            out[family] = known[family]
+            continue
+        if matcher.get("inferFromVolume"):
+            out[family] = None
+            continue
+        try:
+            found = find_spec(vm, family, index, caches)
+        except FindError as err:
+            # kept as a value: without its traceback, whose frames would hold this dict (a reference cycle
+            # keeps the whole list alive until the exit's collection: the command runs with the GC off)
+            out[family] = err.with_traceback(None)
+            continue
+        assert found is not None
+        out[family] = found
+    return out
+
+
+def live_object(vm: Obj, family: Family, match: Found | FindError | None, index: Index) -> tuple[str, Obj]:
+    """The live object the matcher names: the one ``match`` found, or (when the spec came from a
+    ControllerRevision, or the lookup failed there) looked up by kind and name; raises :class:`FindError`."""
+    if isinstance(match, Found) and match.obj is not None:
+        return match.kind, match.obj
+    return find_object(vm, family, index)

@@ -1,0 +1,69 @@
+"""``fastload.load_plain`` on the emitter's read-back batch when block scalars hold flow-like text: cloud-init's
+``runcmd: [systemctl, enable, ...]`` or a JSON document in a literal block is content, not a flow collection, so
+the batch stays on the yaml-rs lane (issue 22 point 7: an expanded fleet's batch went to the loader whole), and
+what the lane reads must still be what the loader reads."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from krm_fn.io import fastload, verify
+from krm_fn.io.emitter import Emitter
+from krm_fn.io.loader import load_documents
+from tests.unit.io.test_fastload import same
+
+CLOUD_INIT = "#cloud-config\nhostname: vm-1\nruncmd:\n  - [systemctl, enable, --now, qemu-guest-agent]\n"
+
+
+def test_flow_like_block_content_reads_back_without_the_loader(monkeypatch: pytest.MonkeyPatch) -> None:
+    e = Emitter()
+    e.mapping({"userData": CLOUD_INIT, "json": '{"a": [1, 2]}\n', "name": "vm-1"}, "")
+    owed = e.take_owed()
+    assert any(position == "b" and "[" in text[0] for position, text, _ in owed)
+
+    def refuse(text: str, **_: Any) -> Any:
+        raise AssertionError("the loader was asked")
+
+    monkeypatch.setattr("krm_fn.io.loader.load_documents", refuse)
+    verify.check_emitted(owed)
+
+
+@pytest.mark.parametrize("text", ["- [a, b]\n", "- {a: b}\n", "- k: [a: b]\n", "- |-\n  x\n- [a]\n"])
+def test_flow_outside_block_content_still_steps_aside(text: str) -> None:
+    assert fastload.load_plain(text, scan=text) is None  # no block content to blank: the scan is the text
+
+
+def test_a_line_that_ends_the_block_is_scanned() -> None:
+    """A line not indented as content ends the block scalar: it is kept in the scan, so its flow is seen."""
+    text = "- |-\n  a\n- [b: c]\n"
+    assert fastload.load_plain(text, scan="- " + verify._blanked(text[2:], "  ")) is None
+
+
+@settings(max_examples=300, deadline=None, derandomize=True, database=None)
+@given(st.lists(st.text(alphabet="ab []{},:*&#|>-\"'\n0y", max_size=40), min_size=1, max_size=4))
+def test_flow_like_block_scalars_read_by_the_lane_as_by_the_loader(values: list[str]) -> None:
+    e = Emitter()
+    e.mapping({f"k{i}": v + "\n" for i, v in enumerate(values)}, "")
+    owed = e.take_owed()
+    verify.check_emitted(owed)
+    for block in (text for position, text, _ in owed if position == "b"):
+        _lane_agrees(f"- {block[0]}", f"- {verify._blanked(block[0], '  ')}")
+        _lane_agrees(f"- v: {block[1]}", f"- v: {verify._blanked(block[1], '    ')}")
+
+
+def _lane_agrees(probe: str, scan: str) -> None:
+    fast = fastload.load_plain(probe, scan=scan)
+    assert fast is None or same(fast, load_documents(probe)[0].value), probe
+
+
+@pytest.mark.parametrize("token", ["yes", "&a", "0x1", "1_0", ".NaN", "!t"])
+def test_a_long_text_is_scanned_as_a_short_one(token: str) -> None:
+    """Past fastload._LONG characters load_plain scans with the per-place patterns: the same risks step aside."""
+    filler = "- abc\n" * (fastload._LONG // 6 + 1)
+    assert fastload.load_plain(filler) is not None
+    assert fastload.load_plain(filler + f"- {token}\n") is None
+    assert fastload.load_plain(f"- {token}\n") is None
