@@ -26,6 +26,7 @@ from krm_fn.io.inputs import Skipped
 from krm_fn.io.resourcelist import Origin, ResourceList, line_of, origin_of
 from krm_fn.kube.api import ANN_LEGACY_INDEX, ANN_LEGACY_PATH, FN_GROUP
 from krm_fn.kube.identity import ObjectId, group_of, object_id
+from krm_fn.kube.meta import annotations_of
 from krm_fn.kube.paths import Obj
 from krm_fn.results import FileRef, ResourceRef, Result
 
@@ -63,9 +64,7 @@ def printed(item: Any, config_id: ObjectId | None) -> bool:
     """Whether an output object is printed: not local-config, not a function config."""
     if not isinstance(item, dict):
         return True
-    md = item.get("metadata")
-    ann = md.get("annotations") if isinstance(md, dict) else None
-    if isinstance(ann, dict) and ann.get(ANN_LOCAL_CONFIG) == "true":
+    if annotations_of(item).get(ANN_LOCAL_CONFIG) == "true":
         return False
     return group_of(item.get("apiVersion")) != FN_GROUP and (config_id is None or object_id(item) != config_id)
 
@@ -73,11 +72,10 @@ def printed(item: Any, config_id: ObjectId | None) -> bool:
 def unannotated(item: Obj) -> Obj:
     """``item`` without kpt's and kustomize's file-tracking annotations (the same object when it has none;
     else a copy, which the writer splices and verifies as any changed item)."""
-    md = item.get("metadata")
-    ann = md.get("annotations") if isinstance(md, dict) else None
-    if not isinstance(ann, dict) or not any(k.startswith(_INTERNAL) or k in _LEGACY for k in ann):
+    ann = annotations_of(item)
+    if not any(k.startswith(_INTERNAL) or k in _LEGACY for k in ann):
         return item
-    assert isinstance(md, dict)
+    md = item["metadata"]
     kept = {k: v for k, v in ann.items() if not (k.startswith(_INTERNAL) or k in _LEGACY)}
     new_md = {k: kept if k == "annotations" else v for k, v in md.items() if k != "annotations" or kept}
     return {**item, "metadata": new_md}

@@ -24,14 +24,14 @@ import pytest
 from krm_fn.index import WRAPPER_KINDS
 from krm_fn.io.emitter import Emitter
 from krm_fn.io.loader import load_documents
-from krm_fn.kubevirt.revision import (
+from krm_fn.kube.api import (
     LABEL_OBJECT_GENERATION,
     LABEL_OBJECT_KIND,
     LABEL_OBJECT_NAME,
     LABEL_OBJECT_UID,
     LABEL_OBJECT_VERSION,
-    content_digest,
 )
+from krm_fn.render.revisions import content_digest
 from krm_fn.process import Options, process
 from krm_fn.kubevirt.schema.strict import validate_object
 from tests.conftest import REPO

@@ -26,6 +26,7 @@ from krm_fn.io.split import write_parts
 from krm_fn.io.verify import ReadBacks, check_emitted, has_directives, hazard
 from krm_fn.kube.api import ANN_ID, INSTANCETYPE_GROUP, RESOURCE_LIST_API_VERSION, RESOURCE_LIST_KIND, TYPE_KINDS
 from krm_fn.kube.identity import group_of, object_id
+from krm_fn.kube.meta import annotations_of
 from krm_fn.kube.paths import Obj
 
 if TYPE_CHECKING:  # patch reads with PyYAML: imported when an item is changed (start-up time)
@@ -207,9 +208,7 @@ def _identities(obj: Any) -> list[tuple[str, ...]]:
     """The keys an item is known by: kpt's id annotation when it has one, then its object id."""
     if not isinstance(obj, dict):
         return []
-    raw_md = obj.get("metadata")
-    raw_ann = raw_md.get("annotations") if isinstance(raw_md, dict) else None
-    ann: Obj = raw_ann if isinstance(raw_ann, dict) else {}
+    ann = annotations_of(obj)
     kpt_id = ann.get(ANN_ID) or ann.get("config.k8s.io/id")
     return [("id", str(kpt_id)), object_id(obj)] if kpt_id else [object_id(obj)]
 

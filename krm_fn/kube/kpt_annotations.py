@@ -15,6 +15,7 @@ from typing import Any, Final
 
 from krm_fn.errors import shown
 from krm_fn.kube.api import ANN_INDEX, ANN_LEGACY_INDEX, ANN_LEGACY_PATH, ANN_PACKAGE_PATH, ANN_PATH
+from krm_fn.kube.meta import annotations_of
 from krm_fn.kube.paths import Obj, dotted
 
 PATH_ANNOTATIONS: Final = (ANN_PATH, ANN_LEGACY_PATH)
@@ -40,22 +41,19 @@ def atoi(value: Any) -> int | None:
     return number if INT64[0] <= number <= INT64[1] else None
 
 
-def of(obj: Any) -> dict[Any, Any]:
-    md = obj.get("metadata") if isinstance(obj, dict) else None
-    ann = md.get("annotations") if isinstance(md, dict) else None
-    return ann if isinstance(ann, dict) else {}
+of = annotations_of  # an item's annotations ({} when not a mapping): kube.meta's
 
 
 def file_path(obj: Any) -> str | None:
     """The file an item comes from (path annotation, internal form first); None when unset."""
-    ann = of(obj)
+    ann = annotations_of(obj)
     path = ann.get(ANN_PATH) or ann.get(ANN_LEGACY_PATH)
     return path if isinstance(path, str) and path and "\0" not in path else None
 
 
 def file_index(obj: Any) -> int | None:
     """The item's index in its file (index annotation, internal form first); None when unset or invalid."""
-    ann = of(obj)
+    ann = annotations_of(obj)
     raw = ann.get(ANN_INDEX, ann.get(ANN_LEGACY_INDEX))
     return atoi(raw) if raw not in (None, "") else None
 

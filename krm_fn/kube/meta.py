@@ -22,6 +22,14 @@ LABEL_VALUE_MAX: Final = 63  # validation.LabelValueMaxLength (a name a label re
 LABEL_VALUE_RULE: Final = f"at most {LABEL_VALUE_MAX} letters, digits, '-', '_', '.'"
 
 
+def annotations_of(obj: Any) -> dict[Any, Any]:
+    """``metadata.annotations`` of ``obj``; empty when the object, its metadata or its annotations are not
+    mappings (the one place that is checked: whoever reports a malformed value does so on its own)."""
+    md = obj.get("metadata") if isinstance(obj, dict) else None
+    ann = md.get("annotations") if isinstance(md, dict) else None
+    return ann if isinstance(ann, dict) else {}
+
+
 def is_dns_label(value: str) -> bool:
     """``IsDNS1123Label``: at most 63 lowercase alphanumerics and '-', starting and ending with an alphanumeric."""
     return len(value) <= 63 and _LABEL_RE.fullmatch(value) is not None

@@ -18,7 +18,8 @@ from krm_fn.kube.paths import Obj, wrapped_items
 from krm_fn.kubevirt.caches import Caches
 from krm_fn.kubevirt.find import FindError, Matches, find_matches, live_object
 from krm_fn.kubevirt.pipeline import VmStages, vm_stages
-from krm_fn.kubevirt.revision import is_instancetype_revision, with_sync_wave
+from krm_fn.kubevirt.revision import is_instancetype_revision
+from krm_fn.render.revisions import with_sync_wave
 from krm_fn.kubevirt.webhooks.admission import refused
 from krm_fn.render.admission import describe
 from krm_fn.render.hints import HintCache, reference_results

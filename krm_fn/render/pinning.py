@@ -15,7 +15,8 @@ from krm_fn.kube.meta import LABEL_VALUE_MAX
 from krm_fn.kube.paths import Obj, get
 from krm_fn.kubevirt.find import FindError, Found, find_object, live_object
 from krm_fn.kubevirt.pipeline import VmStages
-from krm_fn.kubevirt.revision import PinnedContent, build_pinned_revision, revision_data, with_sync_wave
+from krm_fn.kubevirt.revision import revision_data
+from krm_fn.render.revisions import PinnedContent, build_pinned_revision, with_sync_wave
 from krm_fn.kubevirt_versions import KubevirtVersion, release
 from krm_fn.render.rendered import Rendered
 from krm_fn.render.spec import RevisionsSpec

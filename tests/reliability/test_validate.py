@@ -9,7 +9,7 @@ import pytest
 
 from krm_fn.catalog import CatalogSpec, generate
 from krm_fn.kube.paths import copy_json
-from krm_fn.kubevirt.revision import build_pinned_revision
+from krm_fn.render.revisions import build_pinned_revision
 from krm_fn.kube.meta import is_dns_subdomain
 from krm_fn.kubevirt.schema.strict import covers, problems, validate_object
 from krm_fn.render.output import output_results

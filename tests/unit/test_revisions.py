@@ -47,7 +47,7 @@ def test_revision_name() -> None:
 
 
 def test_content_digest_ignores_key_order_only() -> None:
-    from krm_fn.kubevirt.revision import content_digest
+    from krm_fn.render.revisions import content_digest
 
     a = {"apiVersion": "x", "kind": "k", "metadata": {"name": "n"},
          "spec": {"cpu": {"guest": 1}, "memory": {"guest": "1Gi"}}}
@@ -58,7 +58,7 @@ def test_content_digest_ignores_key_order_only() -> None:
 
 
 def test_pinned_name_is_a_bounded_dns_subdomain() -> None:
-    from krm_fn.kubevirt.revision import PinnedContent, pinned_name
+    from krm_fn.render.revisions import PinnedContent, pinned_name
 
     content = PinnedContent.of(instancetype("u1.small"), "VirtualMachineClusterInstancetype")
     assert pinned_name("vm-u1.small", content) == f"vm-u1.small-v1beta1-{content.digest}-1"
@@ -67,7 +67,8 @@ def test_pinned_name_is_a_bounded_dns_subdomain() -> None:
 
 
 def test_sync_wave_helpers() -> None:
-    from krm_fn.kubevirt.revision import build_pinned_revision, is_instancetype_revision, with_sync_wave
+    from krm_fn.kubevirt.revision import is_instancetype_revision
+    from krm_fn.render.revisions import build_pinned_revision, with_sync_wave
 
     cr = build_pinned_revision(make_vm(), instancetype(), "VirtualMachineClusterInstancetype", shared=False)
     assert is_instancetype_revision(cr)

@@ -20,7 +20,7 @@ from krm_fn.index import is_vm, iter_objects, name_of, namespace_of
 from krm_fn.kube import kpt_annotations
 from krm_fn.kube.api import ANN_INDEX, ANN_LEGACY_INDEX, ANN_LEGACY_PATH, ANN_PATH, CLUSTER_SCOPED_KINDS, FAMILIES
 from krm_fn.kube.paths import Obj, get, wrapped_items
-from krm_fn.kubevirt.revision import build_pinned_revision
+from krm_fn.render.revisions import build_pinned_revision
 from krm_fn.kubevirt.schema.strict import problems
 from krm_fn.render.migrate.common import (
     FLAVOR_API_VERSION,
