@@ -23,10 +23,13 @@ FORBIDDEN: Final = "FieldValueForbidden"
 TOO_LONG: Final = "FieldValueTooLong"
 TOO_MANY: Final = "FieldValueTooMany"
 DUPLICATE: Final = "FieldValueDuplicate"
+NOT_FOUND: Final = "FieldValueNotFound"
+# ours, not a metav1.CauseType: a webhook's deprecation warning (upstream a plain string), kept with its field
+DEPRECATED: Final = "FieldValueDeprecated"
 WORDS: Final[dict[str, str]] = {
     INVALID: "Invalid value", TYPE_INVALID: "Invalid value", REQUIRED: "Required value",
     NOT_SUPPORTED: "Unsupported value", FORBIDDEN: "Forbidden", TOO_LONG: "Too long", TOO_MANY: "Too many",
-    DUPLICATE: "Duplicate value",
+    DUPLICATE: "Duplicate value", NOT_FOUND: "Not found",
 }
 _NO_VALUE: Final = frozenset({REQUIRED, FORBIDDEN, TOO_LONG})  # ErrorBody prints no value for these
 

@@ -1,31 +1,24 @@
-"""KubeVirt's admission webhooks: for VMs (:mod:`.vm`: mutator, admitter), and the validating webhooks for the
-instancetype and preference objects (``pkg/instancetype/webhooks``,
-``pkg/instancetype/preference/webhooks``): :mod:`.instancetype`, :mod:`.preference`, and :mod:`.admission` for a
-whole object as the cluster takes it (the API server's stages first).
+"""KubeVirt's instancetype webhooks (``pkg/instancetype/webhooks``): the validating webhook for instancetype
+objects (:mod:`.admitter`), the VM's mutator and admitter (:mod:`.vm`), and :mod:`.admission` for a whole
+instancetype or preference object as the cluster takes it (the API server's stages, then the object's webhook;
+the preference objects' webhook is :mod:`krm_fn.kubevirt.preference.webhooks.admitter`).
 
-Validators are pure functions over plain dicts returning :class:`Problem` values, never raising on any input.
+Validators are pure functions over plain dicts answering with :class:`krm_fn.kube.status.Cause` values, never
+raising on any input.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Literal
+from typing import NamedTuple
 
-from krm_fn.kube.status import INVALID, Cause
-
-Severity = Literal["error", "warning"]
+from krm_fn.kube.status import Cause
 
 
-@dataclass(frozen=True, slots=True)
-class Problem:
-    """What a webhook answers about one field: a cause (``error``: the object is refused) or a warning (kubectl
-    prints it, the object is stored). ``message`` is KubeVirt's text exactly; ``field`` a kpt field path
-    (``spec.cpu.guest``) or None for the whole object."""
+class Answer(NamedTuple):
+    """What a validating webhook answers about an object's spec (``admissionv1.AdmissionResponse``): the causes
+    it refuses with (``FieldValueInvalid``, KubeVirt's text, a kpt field path such as ``spec.cpu.guest``), or, when
+    there are none, the warnings kubectl prints for the admitted object (``DEPRECATED`` causes: the text, and the
+    field it is about)."""
 
-    severity: Severity
-    field: str | None
-    message: str
-
-    def cause(self) -> Cause:
-        """The ``metav1.StatusCause`` KubeVirt refuses with (its webhooks' causes are all ``FieldValueInvalid``)."""
-        return Cause(INVALID, self.field, self.message)
+    causes: list[Cause]
+    warnings: list[Cause]

@@ -14,7 +14,7 @@ kubectl prints (``shared/conformance-objects/README.md``):
    ``default`` (kubectl).
 4. ``webhook``: virt-api's validating webhook for the kind (registered in virt-operator's ``webhooks.go`` as
    ``<kind>-validator.instancetype.kubevirt.io``): ``json.Unmarshal`` into the Go type (an integer out of its Go
-   type's range: Go's error, no cause), then :mod:`.instancetype` / :mod:`.preference`; causes joined by ``, ``
+   type's range: Go's error, no cause), then :mod:`.admitter` / :mod:`krm_fn.kubevirt.preference.webhooks.admitter`; causes joined by ``, ``
    (``webhookutils.ToAdmissionResponse``). An admitted object carries the webhook's warnings.
 """
 
@@ -41,9 +41,11 @@ from krm_fn.kube.status import INVALID, Cause, invalid_message, no_kind_match
 from krm_fn.kubevirt.rejection import Stage
 from krm_fn.kubevirt.schema.crd import META_DEF, as_decoded, definition, schema_causes, unknown_fields, \
     unmarshal_error
-from krm_fn.kubevirt.webhooks import Problem, instancetype, preference
+from krm_fn.kubevirt.preference.webhooks import admitter as preference
+from krm_fn.kubevirt.webhooks import Answer
+from krm_fn.kubevirt.webhooks import admitter as instancetype
 
-WEBHOOKS: Final[dict[str, Callable[[Any], list[Problem]]]] = {
+WEBHOOKS: Final[dict[str, Callable[[Any], Answer]]] = {
     KIND_INSTANCETYPE: instancetype.admit,
     KIND_CLUSTER_INSTANCETYPE: instancetype.admit,
     KIND_PREFERENCE: preference.admit,
@@ -62,13 +64,13 @@ MAX_CAUSES: Final = 10  # webhookutils.ToAdmissionResponse keeps at most this ma
 
 @dataclass(frozen=True, slots=True)
 class Decision:
-    """The cluster's answer to one object: ``stage`` None (stored, with ``warnings``: field, text) or the first
+    """The cluster's answer to one object: ``stage`` None (stored, with the webhook's ``warnings``) or the first
     stage that refused it, with the message kubectl prints and the causes (``metav1.StatusCause``)."""
 
     stage: Stage | None
     message: str | None = None
     causes: tuple[Cause, ...] = ()
-    warnings: tuple[Problem, ...] = ()
+    warnings: tuple[Cause, ...] = ()
 
     @property
     def allowed(self) -> bool:
@@ -119,10 +121,9 @@ def decide(obj: Obj) -> Decision:
     if go_error:
         return Decision("webhook", go_error)
     answer = WEBHOOKS[kind](decoded.get("spec"))
-    refused = [p.cause() for p in answer if p.severity == "error"]
-    if refused:
-        return Decision("webhook", ", ".join(c.message for c in refused), tuple(refused[:MAX_CAUSES]))
-    return Decision(None, warnings=tuple(answer))
+    if answer.causes:
+        return Decision("webhook", ", ".join(c.message for c in answer.causes), tuple(answer.causes[:MAX_CAUSES]))
+    return Decision(None, warnings=tuple(answer.warnings))
 
 
 def decided(obj: Obj, cache: dict[int, Decision] | None = None) -> Decision:

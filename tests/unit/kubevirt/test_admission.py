@@ -10,7 +10,7 @@ import pytest
 import yaml
 
 from krm_fn.catalog import CatalogSpec, builtin_names, generate
-from krm_fn.kube.status import INVALID, REQUIRED, TYPE_INVALID, Cause
+from krm_fn.kube.status import DEPRECATED, INVALID, REQUIRED, TYPE_INVALID, Cause
 from krm_fn.kubevirt.caches import Caches
 from krm_fn.kubevirt.schema.strict import problems as schema_problems
 from krm_fn.kubevirt.webhooks.admission import Decision, covers, decide, decided, refused, served
@@ -101,7 +101,7 @@ def test_schema_errors_stop_a_preference_before_its_webhook() -> None:
 
 def test_warnings_only_for_an_admitted_object() -> None:
     pref = obj("VirtualMachineClusterPreference", {"cpu": {"preferredCPUTopology": "preferAny"}})
-    assert [p.severity for p in decide(pref).warnings] == ["warning"]
+    assert [p.type for p in decide(pref).warnings] == [DEPRECATED]
     assert refused(pref) is None
     broken = obj("VirtualMachineClusterPreference", {"cpu": {"preferredCPUTopology": "preferAny"}, "x": 1})
     assert decide(broken).warnings == () and decide(broken).stage == "decode"

@@ -6,25 +6,19 @@ on ``dataVolumeTemplates``."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from krm_fn.index import Index
 from krm_fn.kube.api import FAMILIES, MATCHER_TYPE, Family
 from krm_fn.kube.paths import Obj, copy_json, get2, get3
+from krm_fn.kube.status import INVALID, NOT_FOUND, Cause
 from krm_fn.kubevirt.infer import POLICIES, InferError, infer_matchers
 from krm_fn.kubevirt.preference.apply.architecture import apply_architecture_preferences
 from krm_fn.kubevirt.preference.apply.machine import apply_machine_preferences
 from krm_fn.kubevirt.rejection import Rejection
 
 
-@dataclass(frozen=True, slots=True)
-class Cause:
-    field: str
-    message: str
-
-
 def validate_matcher(vm: Obj, family: Family) -> list[Cause]:
-    """The admission causes for one matcher (name/inferFromVolume/kind/policy rules)."""
+    """The admission causes for one matcher (name/inferFromVolume/kind/policy rules; KubeVirt's ``NotFound``
+    type for the name/inferFromVolume/kind rules)."""
     matcher = get2(vm, "spec", family)
     if not isinstance(matcher, dict):
         return []
@@ -33,15 +27,17 @@ def validate_matcher(vm: Obj, family: Family) -> list[Cause]:
     name = matcher.get("name")
     infer = matcher.get("inferFromVolume")
     if not name and not infer:
-        causes.append(Cause(base, f"Either Name or InferFromVolume should be provided within the "
-                                  f"{MATCHER_TYPE[family]}"))
+        causes.append(Cause(NOT_FOUND, base,
+                            f"Either Name or InferFromVolume should be provided within the {MATCHER_TYPE[family]}"))
     if infer and name:
-        causes.append(Cause(f"{base}.name", "Name already set, should be cleared before setting inferFromVolume"))
+        causes.append(Cause(NOT_FOUND, f"{base}.name",
+                            "Name already set, should be cleared before setting inferFromVolume"))
     if infer and matcher.get("kind"):
-        causes.append(Cause(f"{base}.kind", "Kind already set, should be cleared before setting inferFromVolume"))
+        causes.append(Cause(NOT_FOUND, f"{base}.kind",
+                            "Kind already set, should be cleared before setting inferFromVolume"))
     policy = matcher.get("inferFromVolumeFailurePolicy")
     if policy is not None and policy not in POLICIES:
-        causes.append(Cause(f"{base}.inferFromVolumeFailurePolicy",
+        causes.append(Cause(INVALID, f"{base}.inferFromVolumeFailurePolicy",
                             f"Invalid value '{policy}' for InferFromVolumeFailurePolicy"))
     return causes
 

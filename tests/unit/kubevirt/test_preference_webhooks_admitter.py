@@ -1,4 +1,4 @@
-"""The preference validating webhook (``krm_fn.kubevirt.webhooks.preference``).
+"""The preference validating webhook (``krm_fn.kubevirt.preference.webhooks.admitter``).
 
 Expected texts are upstream's, ``pkg/instancetype/preference/webhooks/admitter.go``: ``"unknown
 preferredCPUTopology %s"``, ``"across %s is not supported"``, ``"only a ratio of 2 (1 core 2 threads) is allowed
@@ -15,15 +15,23 @@ from typing import Any
 
 import pytest
 
-from krm_fn.kubevirt.webhooks import Problem
-from krm_fn.kubevirt.webhooks.preference import admit, validate_spec
+from krm_fn.kube.status import DEPRECATED, INVALID, Cause
+from krm_fn.kubevirt.preference.webhooks.admitter import admit, validate_spec
 
 TOPOLOGY = "spec.cpu.preferredCPUTopology"
 ACROSS = "spec.cpu.spreadOptions.across"
 RATIO = "spec.cpu.spreadOptions.ratio"
 RATIO_ERROR = "only a ratio of 2 (1 core 2 threads) is allowed when spreading vCPUs over cores and threads"
-DEPRECATED = {"preferSockets": "sockets", "preferCores": "cores", "preferThreads": "threads",
+RENAMED = {"preferSockets": "sockets", "preferCores": "cores", "preferThreads": "threads",
               "preferSpread": "spread", "preferAny": "any"}
+
+
+def answered(spec: Any) -> list[Cause]:
+    """The webhook's answer as one list: its causes (refused) or its warnings (admitted), each of its kind."""
+    answer = admit(spec)
+    assert all(c.type == INVALID for c in answer.causes) and all(w.type == DEPRECATED for w in answer.warnings)
+    assert not (answer.causes and answer.warnings)
+    return answer.causes + answer.warnings
 
 
 def pref(topology: Any = None, legacy_ratio: Any = None, **spread: Any) -> dict[str, Any]:
@@ -38,35 +46,35 @@ def pref(topology: Any = None, legacy_ratio: Any = None, **spread: Any) -> dict[
     return out
 
 
-def deprecation(old: str) -> Problem:
-    return Problem("warning", TOPOLOGY,
+def deprecation(old: str) -> Cause:
+    return Cause(DEPRECATED, TOPOLOGY,
                    f"PreferredCPUTopology {old} is deprecated for removal in a future release, please use "
-                   f"{DEPRECATED[old]} instead")
+                   f"{RENAMED[old]} instead")
 
 
 @pytest.mark.parametrize("topology", ["sockets", "cores", "threads", "spread", "any"])
 def test_current_topologies_are_admitted_silently(topology: str) -> None:
-    assert admit(pref(topology)) == []
+    assert answered(pref(topology)) == []
 
 
-@pytest.mark.parametrize("old", sorted(DEPRECATED))
+@pytest.mark.parametrize("old", sorted(RENAMED))
 def test_each_deprecated_topology_is_admitted_with_a_warning(old: str) -> None:
     assert validate_spec(pref(old)) == []
-    assert admit(pref(old)) == [deprecation(old)]
+    assert answered(pref(old)) == [deprecation(old)]
 
 
 @pytest.mark.parametrize("topology", ["bogus", "Spread", "SOCKETS", "", "prefer-spread"])
 def test_unknown_topology(topology: str) -> None:
-    assert admit(pref(topology)) == [Problem("error", TOPOLOGY, f"unknown preferredCPUTopology {topology}")]
+    assert answered(pref(topology)) == [Cause(INVALID, TOPOLOGY, f"unknown preferredCPUTopology {topology}")]
 
 
 @pytest.mark.parametrize("topology", ["spread", "preferSpread"])
 @pytest.mark.parametrize("across", ["Nowhere", "foobar", "socketscores", ""])
 def test_unsupported_across_with_a_spread_topology(topology: str, across: str) -> None:
     # upstream's test sets preferSpreadSocketToCoreRatio 3 as well: the across check comes first and returns
-    expected = [Problem("error", ACROSS, f"across {across} is not supported")]
-    assert admit(pref(topology, legacy_ratio=3, across=across)) == expected
-    assert admit(pref(topology, across=across, ratio=3)) == expected
+    expected = [Cause(INVALID, ACROSS, f"across {across} is not supported")]
+    assert answered(pref(topology, legacy_ratio=3, across=across)) == expected
+    assert answered(pref(topology, across=across, ratio=3)) == expected
 
 
 @pytest.mark.parametrize("topology", ["sockets", "cores", "threads", "any", "preferCores"])
@@ -91,11 +99,11 @@ def test_spread_options_are_not_checked_without_a_spread_topology(topology: str)
 ])
 def test_cores_threads_takes_only_an_effective_ratio_of_2(topology: str, legacy: Any, spread: dict[str, Any],
                                                           refused: bool) -> None:
-    got = admit(pref(topology, legacy_ratio=legacy, across="CoresThreads", **spread))
+    got = answered(pref(topology, legacy_ratio=legacy, across="CoresThreads", **spread))
     if refused:
-        assert got == [Problem("error", RATIO, RATIO_ERROR)]
+        assert got == [Cause(INVALID, RATIO, RATIO_ERROR)]
     else:
-        assert got == ([deprecation(topology)] if topology in DEPRECATED else [])
+        assert got == ([deprecation(topology)] if topology in RENAMED else [])
 
 
 @pytest.mark.parametrize("across", ["SocketsCores", "SocketsCoresThreads", None])
@@ -103,13 +111,13 @@ def test_cores_threads_takes_only_an_effective_ratio_of_2(topology: str, legacy:
 def test_other_across_values_take_any_ratio(across: Any, ratio: int) -> None:
     """Only CoresThreads limits the ratio (ratio 0 included: the webhook does not check it; the VM admission's
     spread check refuses what it cannot divide, ``krm_fn.kubevirt.preference.validation``)."""
-    assert admit(pref("spread", across=across, ratio=ratio)) == []
-    assert admit(pref("spread", legacy_ratio=ratio, across=across)) == []
+    assert answered(pref("spread", across=across, ratio=ratio)) == []
+    assert answered(pref("spread", legacy_ratio=ratio, across=across)) == []
 
 
 def test_a_refused_preference_gets_no_warning() -> None:
-    assert admit(pref("preferSpread", across="Nowhere")) == [
-        Problem("error", ACROSS, "across Nowhere is not supported")]
+    assert answered(pref("preferSpread", across="Nowhere")) == [
+        Cause(INVALID, ACROSS, "across Nowhere is not supported")]
 
 
 @pytest.mark.parametrize("value", [
@@ -120,4 +128,4 @@ def test_a_refused_preference_gets_no_warning() -> None:
     pref("spread", legacy_ratio=True, across="CoresThreads"),
 ])
 def test_values_go_cannot_decode_never_raise_and_are_left_to_the_schema(value: Any) -> None:
-    assert admit(value) == []
+    assert answered(value) == []

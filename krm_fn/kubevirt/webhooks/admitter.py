@@ -13,7 +13,8 @@ from __future__ import annotations
 from typing import Any, Final
 
 from krm_fn.errors import cut
-from krm_fn.kubevirt.webhooks import Problem
+from krm_fn.kube.status import DEPRECATED, INVALID, Cause
+from krm_fn.kubevirt.webhooks import Answer
 
 OVERCOMMIT_PATH: Final = "spec.memory.overcommitPercent"
 HUGEPAGES_PATH: Final = "spec.memory.hugepages"
@@ -27,29 +28,30 @@ def _memory(spec: Any) -> dict[str, Any]:
     return memory if isinstance(memory, dict) else {}
 
 
-def validate_spec(spec: Any) -> list[Problem]:
+def validate_spec(spec: Any) -> list[Cause]:
     """The causes the webhook refuses ``spec`` with, in its order (empty: admitted)."""
     memory = _memory(spec)
     percent = memory.get("overcommitPercent")
     if type(percent) is not int:  # absent (0 in Go) or not decodable
         return []
-    causes: list[Problem] = []
+    causes: list[Cause] = []
     if not 0 <= percent <= 100:
-        causes.append(Problem("error", OVERCOMMIT_PATH,
+        causes.append(Cause(INVALID, OVERCOMMIT_PATH,
                               f"{OVERCOMMIT_PATH} '{cut(percent)}': must be in range between 0 and 100."))
     if percent != 0 and memory.get("hugepages") is not None:
-        causes.append(Problem("error", OVERCOMMIT_PATH,
+        causes.append(Cause(INVALID, OVERCOMMIT_PATH,
                               f"{OVERCOMMIT_PATH} and {HUGEPAGES_PATH} should not be requested together."))
     return causes
 
 
-def warnings(spec: Any) -> list[Problem]:
+def warnings(spec: Any) -> list[Cause]:
     """The warnings of an admitted ``spec`` (deprecated fields)."""
     if isinstance(spec, dict) and spec.get("launchSecurity") is not None:
-        return [Problem("warning", LAUNCH_SECURITY_PATH, LAUNCH_SECURITY_WARNING)]
+        return [Cause(DEPRECATED, LAUNCH_SECURITY_PATH, LAUNCH_SECURITY_WARNING)]
     return []
 
 
-def admit(spec: Any) -> list[Problem]:
+def admit(spec: Any) -> Answer:
     """What the webhook answers for ``spec``: its causes, or, when there are none, its warnings."""
-    return validate_spec(spec) or warnings(spec)
+    causes = validate_spec(spec)
+    return Answer(causes, [] if causes else warnings(spec))

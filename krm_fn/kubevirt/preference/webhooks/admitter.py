@@ -7,15 +7,16 @@ Upstream: ``pkg/instancetype/preference/webhooks/admitter.go`` (``ValidatePrefer
 ``GetSpreadOptions`` (``pkg/instancetype/preference/apply/cpu.go``, here :func:`krm_fn.kubevirt.topology.spread_options`).
 Semantics: ``shared/docs/kubevirt-semantics.md`` §13.4.
 
-As in :mod:`.instancetype`, values of the wrong JSON type are left to the schema and skipped here.
+As in :mod:`krm_fn.kubevirt.webhooks.admitter`, values of the wrong JSON type are left to the schema and skipped here.
 """
 
 from __future__ import annotations
 
 from typing import Any, Final
 
-from krm_fn.kubevirt.webhooks import Problem
 from krm_fn.errors import cut
+from krm_fn.kube.status import DEPRECATED, INVALID, Cause
+from krm_fn.kubevirt.webhooks import Answer
 from krm_fn.kubevirt.topology import (
     ACROSS_CORES_THREADS,
     ACROSS_SOCKETS_CORES,
@@ -65,30 +66,31 @@ def _uint_or_null(value: Any) -> bool:
     return value is None or type(value) is int
 
 
-def validate_spec(spec: Any) -> list[Problem]:
+def validate_spec(spec: Any) -> list[Cause]:
     """The causes the webhook refuses ``spec`` with, in its order (empty: admitted)."""
-    causes: list[Problem] = []
+    causes: list[Cause] = []
     topology = _topology(spec)
     if topology is not None and topology not in SUPPORTED_TOPOLOGIES:
-        causes.append(Problem("error", TOPOLOGY_PATH, f"unknown preferredCPUTopology {cut(topology)}"))
+        causes.append(Cause(INVALID, TOPOLOGY_PATH, f"unknown preferredCPUTopology {cut(topology)}"))
     if topology in SPREAD_TOPOLOGIES and isinstance(spec, dict) and _spread_decodable(spec):
         ratio, across = spread_options(spec)
         if across not in SUPPORTED_ACROSS:
-            causes.append(Problem("error", ACROSS_PATH, f"across {cut(across)} is not supported"))
+            causes.append(Cause(INVALID, ACROSS_PATH, f"across {cut(across)} is not supported"))
         elif across == ACROSS_CORES_THREADS and ratio != CORES_THREADS_RATIO:
-            causes.append(Problem("error", RATIO_PATH, CORES_THREADS_RATIO_ERROR))
+            causes.append(Cause(INVALID, RATIO_PATH, CORES_THREADS_RATIO_ERROR))
     return causes
 
 
-def warnings(spec: Any) -> list[Problem]:
+def warnings(spec: Any) -> list[Cause]:
     """The warnings of an admitted ``spec``: a deprecated ``preferredCPUTopology`` name."""
     topology = _topology(spec)
     if topology in DEPRECATED_NAMES:
-        return [Problem("warning", TOPOLOGY_PATH, f"PreferredCPUTopology {topology} is deprecated for removal in "
+        return [Cause(DEPRECATED, TOPOLOGY_PATH, f"PreferredCPUTopology {topology} is deprecated for removal in "
                                                   f"a future release, please use {DEPRECATED_NAMES[topology]} instead")]
     return []
 
 
-def admit(spec: Any) -> list[Problem]:
+def admit(spec: Any) -> Answer:
     """What the webhook answers for ``spec``: its causes, or, when there are none, its warnings."""
-    return validate_spec(spec) or warnings(spec)
+    causes = validate_spec(spec)
+    return Answer(causes, [] if causes else warnings(spec))

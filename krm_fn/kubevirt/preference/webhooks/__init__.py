@@ -1,0 +1,1 @@
+"""The preference validating webhook (``pkg/instancetype/preference/webhooks``): :mod:`.admitter`."""
