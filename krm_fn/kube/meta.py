@@ -11,8 +11,6 @@ from krm_fn.errors import shown
 from krm_fn.kube.paths import FieldPath, dotted
 from krm_fn.kube.status import FORBIDDEN, INVALID, REQUIRED, TOO_LONG, Cause, field_error
 
-Problem = tuple[str, str]  # (field path, message)
-
 _DNS_LABEL: Final = r"[a-z0-9](?:[-a-z0-9]*[a-z0-9])?"
 _SUBDOMAIN_RE: Final = re.compile(rf"{_DNS_LABEL}(?:\.{_DNS_LABEL})*")
 _LABEL_RE: Final = re.compile(_DNS_LABEL)
@@ -55,7 +53,7 @@ def is_qualified_key(key: str) -> bool:
     return not qualified_name_errors(key)
 
 
-def metadata_problems(meta: Any, cluster_scoped: bool, path: FieldPath, out: list[Problem]) -> None:
+def metadata_problems(meta: Any, cluster_scoped: bool, path: FieldPath, out: list[Cause]) -> None:
     """``ValidateObjectMeta``'s problems of ``meta`` (at ``path``), in apimachinery's words
     (:func:`object_meta_causes`), appended to ``out``. Fields of a wrong type are the schema's to report and are
     skipped here; a namespaced object may leave its namespace out (a KRM item's is ``default``)."""
@@ -72,7 +70,7 @@ def metadata_problems(meta: Any, cluster_scoped: bool, path: FieldPath, out: lis
     prefix = dotted(path)
     for cause in object_meta_causes(view, not cluster_scoped):
         field = cause.field or "metadata"
-        out.append((prefix + field[len("metadata"):], cause.message))
+        out.append(Cause(cause.type, prefix + field[len("metadata"):], cause.message))
 
 
 # --- apimachinery's own words (``util/validation``), as the API server refuses an object's metadata ---------

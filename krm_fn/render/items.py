@@ -13,7 +13,8 @@ from typing import Any
 
 from krm_fn.index import Index, is_vm
 from krm_fn.kube.api import FAMILIES
-from krm_fn.kube.meta import Problem, metadata_problems
+from krm_fn.kube.meta import metadata_problems
+from krm_fn.kube.status import TYPE_INVALID, Cause
 from krm_fn.kube.paths import Obj, wrapped_items
 from krm_fn.kubevirt.caches import Caches
 from krm_fn.kubevirt.find import FindError, Matches, find_matches, live_object
@@ -76,22 +77,21 @@ class ItemRenderer:
     def metadata_problem(vm: Obj) -> tuple[str | None, str] | None:
         """What the API server would refuse before KubeVirt sees the VM (its metadata): (field path, message),
         or None."""
-        found: list[Problem] = []
+        found: list[Cause] = []
         meta = vm.get("metadata")
         if isinstance(meta, dict):
             for key in ("namespace", "generateName"):
                 if key in meta and meta[key] is not None and not isinstance(meta[key], str):
-                    found.append((f"metadata.{key}", "must be a string"))
+                    found.append(Cause(TYPE_INVALID, f"metadata.{key}", "must be a string"))
             for key in ("labels", "annotations"):
                 value = meta.get(key)
                 if value is not None and (not isinstance(value, dict)
                                           or not all(isinstance(v, str) for v in value.values())):
-                    found.append((f"metadata.{key}", "must be a map of strings"))
+                    found.append(Cause(TYPE_INVALID, f"metadata.{key}", "must be a map of strings"))
             if not found:
                 metadata_problems(meta, False, ("metadata",), found)
         if found:
-            path, message = found[0]
-            return path, f"{path}: {message}"
+            return found[0].field, found[0].error()
         return None
 
     def refused_reference(self, vm: Obj, found: Matches) -> tuple[str | None, str] | None:

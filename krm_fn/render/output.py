@@ -31,6 +31,6 @@ def _check_emitted(obj: Any, unchanged: set[int], results: list[Result]) -> None
         return
     if not covers(obj):
         return  # not a kind we emit
-    for path, message in problems(obj):
-        results.append(Result.for_object(f"output is not a valid {obj.get('kind')}: {message}", obj,
-                                         field_path=path or None, tags=(("stage", "output"),)))
+    for cause in problems(obj):
+        results.append(Result.for_object(f"output is not a valid {obj.get('kind')}: {cause.message}", obj,
+                                         field_path=cause.field or None, tags=(("stage", "output"),)))

@@ -11,6 +11,7 @@ from krm_fn.catalog import CatalogSpec, generate
 from krm_fn.kube.paths import copy_json
 from krm_fn.render.revisions import build_pinned_revision
 from krm_fn.kube.meta import is_dns_subdomain
+from krm_fn.kube.status import INVALID, REQUIRED, TYPE_INVALID, Cause
 from krm_fn.kubevirt.schema.strict import covers, problems, validate_object
 from krm_fn.render.output import output_results
 
@@ -107,16 +108,18 @@ def test_problems_name_the_field(obj: dict[str, Any], expected: list[str]) -> No
 def test_controller_revision_is_checked_strictly() -> None:
     cr = build_pinned_revision(vm(), instancetype(), "VirtualMachineInstancetype", False)
     assert problems(with_(cr, "data.spec.cpu.guest", "two")) == [
-        ("data.spec.cpu.guest", "must be of type integer, got string")]
-    assert problems(with_(cr, "data.spec.bogus", 1)) == [("data.spec.bogus", "unknown field")]
-    assert problems(with_(cr, "data.kind", "VirtualMachine"))[0][0] == "data.kind"
-    assert problems(with_(cr, "data.apiVersion", "v1"))[0][0] == "data.apiVersion"
-    assert problems(with_(cr, "bogus", 1)) == [("bogus", "unknown field")]
-    assert problems(with_(cr, "revision", "0")) == [("revision", "must be of type integer, got string")]
-    assert problems({k: v for k, v in cr.items() if k != "revision"}) == [("revision", "required field is missing")]
-    assert problems(with_(cr, "metadata.name", "Upper-Case"))[0][0] == "metadata.name"
+        Cause(TYPE_INVALID, "data.spec.cpu.guest", "must be of type integer, got string")]
+    assert problems(with_(cr, "data.spec.bogus", 1)) == [Cause(INVALID, "data.spec.bogus", "unknown field")]
+    assert problems(with_(cr, "data.kind", "VirtualMachine"))[0].field == "data.kind"
+    assert problems(with_(cr, "data.apiVersion", "v1"))[0].field == "data.apiVersion"
+    assert problems(with_(cr, "bogus", 1)) == [Cause(INVALID, "bogus", "unknown field")]
+    assert problems(with_(cr, "revision", "0")) == [
+        Cause(TYPE_INVALID, "revision", "must be of type integer, got string")]
+    assert problems({k: v for k, v in cr.items() if k != "revision"}) == [
+        Cause(REQUIRED, "revision", "required field is missing")]
+    assert problems(with_(cr, "metadata.name", "Upper-Case"))[0].field == "metadata.name"
     # apimachinery reports the map, not the key (issue 23, item 7)
-    assert problems(with_(cr, "metadata.labels", {"instancetype.kubevirt.io/object-name": "x" * 64}))[0][0] == \
+    assert problems(with_(cr, "metadata.labels", {"instancetype.kubevirt.io/object-name": "x" * 64}))[0].field == \
         "metadata.labels"
 
 

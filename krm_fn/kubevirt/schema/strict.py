@@ -35,7 +35,8 @@ from krm_fn.kube.api import (
     TYPE_KINDS,
     VM_API_VERSIONS,
 )
-from krm_fn.kube.meta import Problem, metadata_problems
+from krm_fn.kube.meta import metadata_problems
+from krm_fn.kube.status import INVALID, NOT_SUPPORTED, REQUIRED, TYPE_INVALID, Cause
 from krm_fn.kube.paths import FieldPath, Obj, dotted
 from krm_fn.kube.quantity import QuantityError, round_trip
 from krm_fn.kubevirt.schema import ARR, GO_INT_RANGES, MAP, OBJ, QTY, Node, document, spec_schema
@@ -62,15 +63,15 @@ def covers(obj: Any) -> bool:
 
 def validate_object(obj: Any) -> list[str]:
     """One ``<field path>: <message>`` per problem of ``obj``; empty when it is valid (or not a kind we check)."""
-    return [f"{path}: {message}" if path else message for path, message in problems(obj)]
+    return [cause.error() for cause in problems(obj)]
 
 
-def problems(obj: Any) -> list[Problem]:
-    """The problems of ``obj`` as ``(field path, message)`` pairs (kpt field path syntax, ``a.b[0].c``)."""
+def problems(obj: Any) -> list[Cause]:
+    """The problems of ``obj`` as causes (field: a kpt field path, ``a.b[0].c``; None for the whole object)."""
     if not isinstance(obj, dict):
-        return [("", f"must be an object, got {type_name(obj, JSON_TYPES)}")]
+        return [Cause(TYPE_INVALID, None, f"must be an object, got {type_name(obj, JSON_TYPES)}")]
     api_version, kind = obj.get("apiVersion"), obj.get("kind")
-    out: list[Problem] = []
+    out: list[Cause] = []
     definition = _DEFINITIONS.get((api_version, kind))  # type: ignore[arg-type]
     if definition is not None:
         _walk(obj, spec_schema().definition(definition), (), out)
@@ -79,7 +80,7 @@ def problems(obj: Any) -> list[Problem]:
     else:
         return out
     if "metadata" not in obj:
-        out.append(("metadata", "required field is missing"))
+        out.append(Cause(REQUIRED, "metadata", "required field is missing"))
     metadata_problems(obj.get("metadata"), str(kind) in CLUSTER_SCOPED_KINDS, ("metadata",), out)
     return out
 
@@ -93,11 +94,11 @@ def required_fields() -> dict[str, tuple[str, ...]]:
     return {name: tuple(d["required"]) for name, d in defs.items() if d.get("required")}
 
 
-def _walk(value: Any, node: Node, path: FieldPath, out: list[Problem]) -> None:  # noqa: C901 - one flat dispatch
+def _walk(value: Any, node: Node, path: FieldPath, out: list[Cause]) -> None:  # noqa: C901 - one flat dispatch
     types = node.types
     if value is None:
         if types and "null" not in types and not node.nullable:
-            out.append((dotted(path), f"must be of type {' or '.join(types)}, got null"))
+            out.append(Cause(TYPE_INVALID, dotted(path), f"must be of type {' or '.join(types)}, got null"))
         return
     vt = type(value)
     if types:
@@ -108,20 +109,21 @@ def _walk(value: Any, node: Node, path: FieldPath, out: list[Problem]) -> None: 
         elif not ok and jt == "number" and "integer" in types and value.is_integer():
             ok = True  # 2.0 is an integer in JSON (go-openapi, the API server)
         if not ok:
-            out.append((dotted(path), f"must be of type {' or '.join(types)}, got {jt or vt.__name__}"))
+            out.append(Cause(TYPE_INVALID, dotted(path),
+                             f"must be of type {' or '.join(types)}, got {jt or vt.__name__}"))
             return
         bits = node.gotype or node.fmt  # the Go type KubeVirt decodes it into (uint32 where the format says int64)
         if bits in GO_INT_RANGES and jt in ("integer", "number") \
                 and not GO_INT_RANGES[bits][0] <= value <= GO_INT_RANGES[bits][1]:
-            out.append((dotted(path), f"{value} is out of the {bits} range"))
+            out.append(Cause(INVALID, dotted(path), f"{value} is out of the {bits} range"))
         elif node.minimum is not None and jt in ("integer", "number") and value < node.minimum:
-            out.append((dotted(path), f"must be at least {node.minimum}, got {value}"))
+            out.append(Cause(INVALID, dotted(path), f"must be at least {node.minimum}, got {value}"))
         elif node.maximum is not None and jt in ("integer", "number") and value > node.maximum:
-            out.append((dotted(path), f"must be at most {node.maximum}, got {value}"))
+            out.append(Cause(INVALID, dotted(path), f"must be at most {node.maximum}, got {value}"))
         elif node.fmt == "date-time" and jt == "string" and not _DATE_TIME_RE.fullmatch(value):
-            out.append((dotted(path), f"{value!r} is not an RFC 3339 date-time"))
+            out.append(Cause(INVALID, dotted(path), f"{value!r} is not an RFC 3339 date-time"))
     if node.enum is not None and value not in node.enum:
-        out.append((dotted(path), f"{value!r} is not one of {list(node.enum)}"))
+        out.append(Cause(NOT_SUPPORTED, dotted(path), f"{value!r} is not one of {list(node.enum)}"))
     kind = node.kind
     if kind == OBJ:
         if vt is not dict or node.name == FIELDS_V1_DEF:
@@ -131,7 +133,7 @@ def _walk(value: Any, node: Node, path: FieldPath, out: list[Problem]) -> None: 
             entry = props.get(key)
             if entry is None:
                 if node.closed:
-                    out.append((dotted(path + (key,)), "unknown field"))
+                    out.append(Cause(INVALID, dotted(path + (key,)), "unknown field"))
                 continue
             child = entry[0]
             if type(sub) in child.fast and not child.fmt:
@@ -139,7 +141,7 @@ def _walk(value: Any, node: Node, path: FieldPath, out: list[Problem]) -> None: 
             _walk(sub, child, path + (key,), out)
         for key in required_fields().get(node.name, node.required):
             if key not in value:
-                out.append((dotted(path + (key,)), "required field is missing"))
+                out.append(Cause(REQUIRED, dotted(path + (key,)), "required field is missing"))
     elif kind == ARR:
         if vt is list:
             items = node.items
@@ -160,38 +162,39 @@ def _walk(value: Any, node: Node, path: FieldPath, out: list[Problem]) -> None: 
         try:
             round_trip(value)
         except (QuantityError, ValueError, TypeError) as err:
-            out.append((dotted(path), f"invalid quantity {value!r}: {err}"))
+            out.append(Cause(INVALID, dotted(path), f"invalid quantity {value!r}: {err}"))
 
 
 # --- ControllerRevision (apps/v1; not in KubeVirt's document) -----------------------------------------
-def _controller_revision(obj: Obj, out: list[Problem]) -> None:
+def _controller_revision(obj: Obj, out: list[Cause]) -> None:
     for key in obj:
         if key not in _CR_KEYS:
-            out.append((dotted((key,)), "unknown field"))
+            out.append(Cause(INVALID, dotted((key,)), "unknown field"))
     meta = obj.get("metadata")
     if not isinstance(meta, dict):
         if "metadata" in obj:
-            out.append(("metadata", f"must be of type object, got {type_name(meta, JSON_TYPES)}"))
+            out.append(Cause(TYPE_INVALID, "metadata", f"must be of type object, got {type_name(meta, JSON_TYPES)}"))
     else:
         _walk(meta, spec_schema().definition(META_DEF), ("metadata",), out)
     revision = obj.get("revision")
     if "revision" not in obj:
-        out.append(("revision", "required field is missing"))
+        out.append(Cause(REQUIRED, "revision", "required field is missing"))
     elif type(revision) is not int:
-        out.append(("revision", f"must be of type integer, got {type_name(revision, JSON_TYPES)}"))
+        out.append(Cause(TYPE_INVALID, "revision", f"must be of type integer, got {type_name(revision, JSON_TYPES)}"))
     elif not GO_INT_RANGES["int64"][0] <= revision <= GO_INT_RANGES["int64"][1]:
-        out.append(("revision", f"{revision} is out of the int64 range"))
+        out.append(Cause(INVALID, "revision", f"{revision} is out of the int64 range"))
     data = obj.get("data")
     if data is None:
         return  # optional (runtime.RawExtension)
     if not isinstance(data, dict):
-        out.append(("data", f"must be of type object, got {type_name(data, JSON_TYPES)}"))
+        out.append(Cause(TYPE_INVALID, "data", f"must be of type object, got {type_name(data, JSON_TYPES)}"))
         return
     # KubeVirt only stores instancetypes and preferences (pkg/instancetype/revision)
     data_kind = data.get("kind")
     if data.get("apiVersion") != INSTANCETYPE_API_VERSION:
-        out.append(("data.apiVersion", f"must be {INSTANCETYPE_API_VERSION!r}, got {data.get('apiVersion')!r}"))
+        out.append(Cause(INVALID, "data.apiVersion",
+                         f"must be {INSTANCETYPE_API_VERSION!r}, got {data.get('apiVersion')!r}"))
     if data_kind not in TYPE_KINDS:
-        out.append(("data.kind", f"must be one of {sorted(TYPE_KINDS)}, got {data_kind!r}"))
+        out.append(Cause(INVALID, "data.kind", f"must be one of {sorted(TYPE_KINDS)}, got {data_kind!r}"))
         return
     _walk(data, spec_schema().definition(f"v1beta1.{data_kind}"), ("data",), out)

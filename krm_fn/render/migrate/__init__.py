@@ -152,7 +152,7 @@ class _Migrator:
                 if invalid:  # as v1beta1: what the new revision would hold
                     more = f" (and {len(invalid) - 1} more)" if len(invalid) > 1 else ""
                     raise DecodeError(f"its {decoded.source} is not a valid v1beta1 {decoded.kind}: "
-                                      f"data.{invalid[0][0]}: {invalid[0][1]}{more}")
+                                      f"data.{invalid[0].field or ''}: {invalid[0].message}{more}")
             except DecodeError as err:
                 results.append(fail(new, (
                     f"ControllerRevision {name} cannot be decoded: {err.message}; KubeVirt cannot use it either: "

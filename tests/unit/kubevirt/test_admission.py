@@ -47,7 +47,7 @@ def test_the_crd_bounds_refuse_before_the_webhook() -> None:
     """overcommitPercent 150 breaks the CRD's maximum and the webhook's range rule: the API server refuses first,
     in its words (issue 23, item 6). Output checks keep strict.py's own words."""
     it = instancetype(overcommitPercent=150)
-    assert schema_problems(it) == [("spec.memory.overcommitPercent", "must be at most 100, got 150")]
+    assert schema_problems(it) == [Cause(INVALID, "spec.memory.overcommitPercent", "must be at most 100, got 150")]
     assert decide(it).causes == (Cause(INVALID, "spec.memory.overcommitPercent",
                                        "Invalid value: 150: spec.memory.overcommitPercent in body should be less "
                                        "than or equal to 100"),)

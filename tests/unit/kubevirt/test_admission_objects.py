@@ -289,7 +289,7 @@ def test_1_output_checks_know_the_go_types_too() -> None:
     """``validateOutput`` (``schema/strict.py``) bounds an integer by its Go type, not only its format."""
     from krm_fn.kubevirt.schema.strict import problems
 
-    assert problems(it({"guest": 2**32})) == [("spec.cpu.guest", "4294967296 is out of the uint32 range")]
+    assert problems(it({"guest": 2**32})) == [Cause(INVALID, "spec.cpu.guest", "4294967296 is out of the uint32 range")]
     assert problems(it({"guest": 2**32 - 1})) == []
 
 
