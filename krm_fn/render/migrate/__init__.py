@@ -19,7 +19,9 @@ from typing import Any
 from krm_fn.index import is_vm, iter_objects, name_of, namespace_of
 from krm_fn.kube import kpt_annotations
 from krm_fn.kube.api import ANN_INDEX, ANN_LEGACY_INDEX, ANN_LEGACY_PATH, ANN_PATH, CLUSTER_SCOPED_KINDS, FAMILIES
+from krm_fn.kube.meta import annotations_of
 from krm_fn.kube.paths import Obj, get, wrapped_items
+from krm_fn.kube.status import TYPE_INVALID, Cause
 from krm_fn.render.revisions import build_pinned_revision
 from krm_fn.kubevirt.schema.strict import problems
 from krm_fn.render.migrate.common import (
@@ -51,25 +53,20 @@ from krm_fn.results import Result
 
 __all__ = ["deprecation_infos", "migrate"]
 
-def _annotations(obj: Obj) -> dict[str, Any]:
-    ann = get(obj, ("metadata", "annotations"))
-    return ann if isinstance(ann, dict) else {}
-
-
-def metadata_problem(obj: Obj) -> tuple[str, str] | None:
-    """(field path, message) when ``obj``'s metadata is not what the API server decodes (a mapping whose
+def metadata_problem(obj: Obj) -> Cause | None:
+    """The cause when ``obj``'s metadata is not what the API server decodes (a mapping whose
     labels and annotations are maps of strings): migrate reads and rewrites those, so such an object is left
     as it is, with an error, whenever migrate would change it."""
     md = obj.get("metadata")
     if md is None:
         return None
     if not isinstance(md, dict):
-        return "metadata", "must be a mapping"
+        return Cause(TYPE_INVALID, "metadata", "must be a mapping")
     for key in ("labels", "annotations"):
         value = md.get(key)
         if value is not None and (not isinstance(value, dict) or
                                   not all(isinstance(k, str) and isinstance(v, str) for k, v in value.items())):
-            return f"metadata.{key}", "must be a map of strings"
+            return Cause(TYPE_INVALID, f"metadata.{key}", "must be a map of strings")
     return None
 
 
@@ -143,7 +140,7 @@ class _Migrator:
             cr_malformed = metadata_problem(cr)
             if cr_malformed is not None:
                 results.append(fail(new, (
-                    f"ControllerRevision {name}: {cr_malformed[0]} {cr_malformed[1]}: migrate cannot rewrite it "
+                    f"ControllerRevision {name}: {cr_malformed.field} {cr_malformed.message}: migrate cannot rewrite it "
                     f"(nor this VM's reference); fix it and rerun migrate"), path))
                 continue
             try:
@@ -175,7 +172,7 @@ class _Migrator:
                 f"{path}: {name} ({decoded.source}, which KubeVirt >= v1.7 cannot decode) rewritten as "
                 f"{new_name} (v1beta1 data, label object-version: v1beta1)"), path))
         if malformed is not None and (touched or new is not vm):
-            path, message = malformed
+            path, message = str(malformed.field), malformed.message
             self.vms[id(vm)] = (vm, [fail(vm, f"{path} {message}: migrate cannot rewrite this object; fix it and "
                                               f"rerun migrate", path)])
             return
@@ -205,7 +202,7 @@ class _Migrator:
         if not changed:
             return out
         del self.results[marks[0]:], self.extra[marks[1]:], self.extra_results[marks[2]:]
-        path, message = malformed
+        path, message = str(malformed.field), malformed.message
         self.results.append(fail(item, f"{path} {message}: migrate cannot rewrite this object; fix it and rerun "
                                        f"migrate", path))
         return [item]
@@ -301,7 +298,7 @@ class _Migrator:
         legacy_labels = get(legacy, ("metadata", "labels")) or {}
         kept = {k: v for k, v in legacy_labels.items() if not str(k).startswith(OBJECT_LABEL_PREFIX)}
         md["labels"] = {**kept, **md.get("labels", {})}
-        annotations = dict(_annotations(legacy))
+        annotations = dict(annotations_of(legacy))
         path = kpt_annotations.file_path(legacy)
         if not in_place:
             for key in (ANN_PATH, ANN_INDEX, ANN_LEGACY_PATH, ANN_LEGACY_INDEX):
