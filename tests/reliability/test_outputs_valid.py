@@ -95,14 +95,14 @@ VM = {"apiVersion": "kubevirt.io/v1", "kind": "VirtualMachine", "metadata": {"na
       "spec": {"instancetype": {"name": "u1.medium"}, "template": {"spec": {"domain": {"devices": {}}}}}}
 # validateOutput guards against our own defects (valid input always renders to valid output, which the tests
 # above prove), so the defect is injected: revision names the API server would reject.
-BAD_REVISION_NAMES = "import krm_fn.kubevirt.revision as r; r.pinned_name = lambda *args: 'Bad_Name'"
+BAD_REVISION_NAMES = "import krm_fn.render.revisions as r; r.pinned_name = lambda *args: 'Bad_Name'"
 
 
 @pytest.fixture
 def bad_revision_names(monkeypatch: pytest.MonkeyPatch) -> None:
-    import krm_fn.kubevirt.revision
+    import krm_fn.render.revisions
 
-    monkeypatch.setattr(krm_fn.kubevirt.revision, "pinned_name", lambda *args: "Bad_Name")
+    monkeypatch.setattr(krm_fn.render.revisions, "pinned_name", lambda *args: "Bad_Name")
 
 
 def test_validate_output_reports_error_results_and_exit_1(bad_revision_names: None) -> None:
