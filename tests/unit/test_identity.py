@@ -77,3 +77,28 @@ def test_wrappers_are_looked_through_once() -> None:
     assert list(iter_objects(items)) == [a, b, c, items[3]]
     assert wrapped_items(items[1]) == [b, items[1]["items"][1]]
     assert wrapped_items(items[3]) is None and wrapped_items(a) is None and wrapped_items(None) is None
+
+
+@pytest.mark.parametrize(("obj", "expected"), [
+    pytest.param({"metadata": {"annotations": {"a": "1"}}}, {"a": "1"}, id="mapping"),
+    pytest.param({"metadata": {"annotations": None}}, {}, id="null"),
+    pytest.param({"metadata": {"annotations": ["a"]}}, {}, id="list"),
+    pytest.param({"metadata": {"annotations": "a: 1"}}, {}, id="string"),
+    pytest.param({"metadata": "x"}, {}, id="metadata-not-a-mapping"),
+    pytest.param({}, {}, id="no-metadata"),
+    pytest.param(["not", "an", "object"], {}, id="not-an-object"),
+])
+def test_annotations_are_read_in_one_place(obj: Any, expected: dict[str, str]) -> None:
+    """``metadata.annotations`` as every reader sees it (kube/meta.py): a mapping, or empty when anything on the
+    way is not one; the stream's, the ResourceList's and the renderer's readers follow it."""
+    from krm_fn.kube import kpt_annotations
+    from krm_fn.kube.meta import annotations_of
+    from krm_fn.render.revisions import with_sync_wave
+    from krm_fn.stream import printed, unannotated
+
+    assert annotations_of(obj) == expected
+    assert kpt_annotations.of(obj) == expected
+    if isinstance(obj, dict):
+        assert unannotated(obj) is obj  # no tracking annotation to drop
+        assert printed(obj, None)
+        assert with_sync_wave(obj, 2)["metadata"]["annotations"] == {**expected, "argocd.argoproj.io/sync-wave": "2"}
