@@ -1,7 +1,8 @@
 """A refusal in the API server's words: ``metav1.StatusCause`` (one cause: a type, a field, a message) and the
 ``field.Error`` texts apimachinery builds them from (``field.Invalid``, ``Required``, ...), with
-``apierrors.NewInvalid``'s message over several of them. The one cause type of the whole package: the API
-server's stages and KubeVirt's webhooks (whose causes are ``StatusCause``s too) both answer with it.
+``apierrors.NewInvalid``'s message over several of them. The one field+message type of the whole package: the
+API server's stages, KubeVirt's webhooks (whose causes are ``StatusCause``s too, their warnings kept with their
+field), the VM mutator's matcher causes, and the strict output and metadata checks all answer with it.
 
 Upstream: apimachinery ``pkg/util/validation/field/errors.go`` (``ErrorBody``), ``pkg/api/errors``
 (``NewInvalid``), ``pkg/apis/meta/v1`` (``StatusCause``, ``CauseType``).
