@@ -39,9 +39,10 @@ usage: kubevirt-krm                                  KRM function: ResourceList 
                                                      printed; a directory's kustomization.yaml is skipped
        kubevirt-krm catalog docs [--builtin NAME | --path FILE]
                                                      Markdown reference of a catalog
-       kubevirt-krm catalog diff --builtin NAME[@VERSION] [--strict] FILE|DIR|-...
+       kubevirt-krm catalog diff --builtin NAME[@VERSION|@auto] [--strict] FILE|DIR|-...
                                                      a bundle or cluster export vs a builtin catalog (exit 0
-                                                     identical, 1 different, 2 unusable input or usage error)
+                                                     identical, 1 different, 2 unusable input or usage error);
+                                                     @auto: which version (and KubeVirt release) it matches
        kubevirt-krm install-plugin DIR               lay out a KUSTOMIZE_PLUGIN_HOME for kubectl kustomize
        kubevirt-krm --help | --version               (every subcommand takes -h/--help too)
 
@@ -207,7 +208,7 @@ def _out_of_memory() -> NoReturn:
 
 INSTALL_PLUGIN_USAGE = "usage: kubevirt-krm install-plugin DIR"
 CATALOG_DOCS_USAGE = "usage: kubevirt-krm catalog docs [--builtin NAME | --path FILE]"
-CATALOG_USAGE = f"{CATALOG_DOCS_USAGE}\n       kubevirt-krm catalog diff --builtin NAME[@VERSION] [--strict] FILE|DIR|-..."
+CATALOG_USAGE = f"{CATALOG_DOCS_USAGE}\n       kubevirt-krm catalog diff --builtin NAME[@VERSION|@auto] [--strict] FILE|DIR|-..."
 HELP = ("-h", "--help")
 
 
@@ -501,12 +502,12 @@ def _catalog(args: list[str]) -> int:
     if args[:1] == ["docs"]:
         return _catalog_docs(args[1:])
     if args[:1] == ["diff"]:
-        from krm_fn.catalog.diff import USAGE as DIFF_USAGE, main as catalog_diff, request
+        from krm_fn.catalog.diff import HELP as DIFF_HELP, main as catalog_diff, request
         from krm_fn.catalog.errors import command_line_message
         from krm_fn.errors import FnError
 
         if any(a in HELP for a in args[1:]):
-            _print(DIFF_USAGE + "\n")
+            _print(DIFF_HELP + "\n")
             return 0
         try:
             req = request(args[1:])
