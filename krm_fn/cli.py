@@ -57,7 +57,8 @@ functionConfig (apiVersion: kubevirt-krm.dev/v1alpha1):
                                     (standalone), or kpt's package; set builtin or path, not both
     spec.include / spec.exclude:    {series: [glob], sizes: [glob], preferences: [glob]}
     spec.scope: Cluster | Namespaced | Both         spec.namespace
-    spec.version: v1.7.0 | main     common-instancetypes version (default: what the KubeVirt release deploys)
+    spec.version: v1.7.0 | main     common-instancetypes version (default: what the KubeVirt release deploys;
+                                    also v1.6.0, v1.5.1, v1.4.1, v1.3.1: what KubeVirt v1.8 to v1.5 deploy)
     spec.parameters: [name=value]   catalog parameters (e.g. gpuDeviceName for classic)
   kind: VirtualMachineRenderer     transformer / validator
     spec.mode: revisions (default) | expand | validate | migrate
