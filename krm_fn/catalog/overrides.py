@@ -20,9 +20,6 @@ class Overrides(NamedTuple):
     labels: dict[str, str | None]        # derived label -> fixed value (None: left out)
     omit: tuple[tuple[str, ...], ...]    # spec paths left out
 
-    def __bool__(self) -> bool:
-        return bool(self.labels or self.omit)
-
 
 def parse(c: Checker, labels_raw: Any, omit_raw: Any) -> Overrides:
     labels: dict[str, str | None] = {}
@@ -49,7 +46,7 @@ T = TypeVar("T", Instancetype, Preference)
 
 def apply(overrides: Overrides, objects: list[T]) -> list[T]:
     """``objects`` with the overrides applied (new values; the inputs are not changed)."""
-    if not overrides:
+    if not overrides.labels and not overrides.omit:
         return objects
     return [o._replace(labels=_labels(overrides, o.labels), spec=_without(overrides.omit, o.spec)) for o in objects]
 

@@ -2,8 +2,8 @@
 
 ``spec.version`` picks one (unset: the default the KubeVirt release table names for a builtin, else the
 catalog as written). A version with ``from`` is that other version with its own patch laid on top (a chain of
-releases, each written as what changed since the next one). A catalog without ``versions`` takes ``spec.version`` as the value of the
-``common-instancetypes-version`` label, the meaning the setting always had.
+releases, each written as what changed since the next one). A catalog without ``versions`` takes
+``spec.version`` as the value of the ``common-instancetypes-version`` label, the meaning the setting always had.
 """
 
 from __future__ import annotations

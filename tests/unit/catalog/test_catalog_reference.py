@@ -36,7 +36,8 @@ OPERATOR = ("kubevirt-operator-bundle", CLUSTER_BUNDLES)
 # the newest patch tag of each release line (shared/reference/kubevirt-releases/README.md)
 TAGS = {"v1.5": "v1.5.3", "v1.6": "v1.6.6", "v1.7": "v1.7.4", "v1.8": "v1.8.4", "v1.9": "v1.9.0"}
 RELEASE_BUNDLES = {version: (f"kubevirt-releases/{TAGS[line]}", CLUSTER_BUNDLES)
-                   for line, version in (("v1.5", "v1.3.1"), ("v1.6", "v1.4.1"), ("v1.7", "v1.5.1"), ("v1.8", "v1.6.0"))}
+                   for line, version in (("v1.5", "v1.3.1"), ("v1.6", "v1.4.1"), ("v1.7", "v1.5.1"),
+                                         ("v1.8", "v1.6.0"))}
 REFERENCES = {"main": MAIN, "v1.7.0": OPERATOR, **RELEASE_BUNDLES}
 BUNDLES = [(version, bundle) for version, (_, files) in REFERENCES.items() for bundle in files]
 NAMESPACED = {api.KIND_CLUSTER_INSTANCETYPE: api.KIND_INSTANCETYPE, api.KIND_CLUSTER_PREFERENCE: api.KIND_PREFERENCE}
@@ -147,7 +148,8 @@ def test_each_release_line_deploys_the_version_the_table_names(line: str, shared
 def test_the_v1_9_tag_deploys_the_operator_bundles_of_main(shared: Path) -> None:
     for bundle in CLUSTER_BUNDLES:
         tagged = shared / "reference" / "kubevirt-releases" / "v1.9.0" / f"{bundle}.yaml"
-        assert tagged.read_bytes() == (shared / "reference" / "kubevirt-operator-bundle" / f"{bundle}.yaml").read_bytes()
+        operator = shared / "reference" / "kubevirt-operator-bundle" / f"{bundle}.yaml"
+        assert tagged.read_bytes() == operator.read_bytes()
 
 
 def test_the_default_is_what_the_default_kubevirt_release_deploys(shared: Path) -> None:

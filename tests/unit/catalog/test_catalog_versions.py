@@ -139,8 +139,8 @@ versions:
 
 def test_a_version_from_another_is_that_version_with_its_own_patch(write_catalog: Write) -> None:
     path = write_catalog(BASE + FROM)
-    assert names(gen(path, "new")) == ["VirtualMachineClusterInstancetype/a1.m", "VirtualMachineClusterInstancetype/a1.s",
-                                       "VirtualMachineClusterPreference/p"]
+    assert names(gen(path, "new")) == ["VirtualMachineClusterInstancetype/a1.m",
+                                       "VirtualMachineClusterInstancetype/a1.s", "VirtualMachineClusterPreference/p"]
     it, pref = gen(path, "old")
     assert (it["metadata"]["name"], pref["metadata"]["name"]) == ("a1.s", "p")
     labels = it["metadata"]["labels"]
