@@ -39,9 +39,10 @@ usage: kubevirt-krm                                  KRM function: ResourceList 
                                                      printed; a directory's kustomization.yaml is skipped
        kubevirt-krm catalog docs [--builtin NAME | --path FILE]
                                                      Markdown reference of a catalog
-       kubevirt-krm catalog diff --builtin NAME[@VERSION] [--strict] FILE|DIR|-...
+       kubevirt-krm catalog diff --builtin NAME[@VERSION|@auto] [--strict] FILE|DIR|-...
                                                      a bundle or cluster export vs a builtin catalog (exit 0
-                                                     identical, 1 different, 2 unusable input or usage error)
+                                                     identical, 1 different, 2 unusable input or usage error);
+                                                     @auto: which version (and KubeVirt release) it matches
        kubevirt-krm install-plugin DIR               lay out a KUSTOMIZE_PLUGIN_HOME for kubectl kustomize
        kubevirt-krm --help | --version               (every subcommand takes -h/--help too)
 
@@ -56,7 +57,8 @@ functionConfig (apiVersion: kubevirt-krm.dev/v1alpha1):
                                     (standalone), or kpt's package; set builtin or path, not both
     spec.include / spec.exclude:    {series: [glob], sizes: [glob], preferences: [glob]}
     spec.scope: Cluster | Namespaced | Both         spec.namespace
-    spec.version: v1.7.0 | main     common-instancetypes version (default: what the KubeVirt release deploys)
+    spec.version: v1.7.0 | main     common-instancetypes version (default: what the KubeVirt release deploys;
+                                    also v1.6.0, v1.5.1, v1.4.1, v1.3.1: what KubeVirt v1.8 to v1.5 deploy)
     spec.parameters: [name=value]   catalog parameters (e.g. gpuDeviceName for classic)
   kind: VirtualMachineRenderer     transformer / validator
     spec.mode: revisions (default) | expand | validate | migrate
@@ -207,7 +209,7 @@ def _out_of_memory() -> NoReturn:
 
 INSTALL_PLUGIN_USAGE = "usage: kubevirt-krm install-plugin DIR"
 CATALOG_DOCS_USAGE = "usage: kubevirt-krm catalog docs [--builtin NAME | --path FILE]"
-CATALOG_USAGE = f"{CATALOG_DOCS_USAGE}\n       kubevirt-krm catalog diff --builtin NAME[@VERSION] [--strict] FILE|DIR|-..."
+CATALOG_USAGE = f"{CATALOG_DOCS_USAGE}\n       kubevirt-krm catalog diff --builtin NAME[@VERSION|@auto] [--strict] FILE|DIR|-..."
 HELP = ("-h", "--help")
 
 
@@ -501,12 +503,12 @@ def _catalog(args: list[str]) -> int:
     if args[:1] == ["docs"]:
         return _catalog_docs(args[1:])
     if args[:1] == ["diff"]:
-        from krm_fn.catalog.diff import USAGE as DIFF_USAGE, main as catalog_diff, request
+        from krm_fn.catalog.diff import HELP as DIFF_HELP, main as catalog_diff, request
         from krm_fn.catalog.errors import command_line_message
         from krm_fn.errors import FnError
 
         if any(a in HELP for a in args[1:]):
-            _print(DIFF_USAGE + "\n")
+            _print(DIFF_HELP + "\n")
             return 0
         try:
             req = request(args[1:])

@@ -6,7 +6,10 @@
 * ``builtins``: builtin catalog -> the version of it the release's virt-operator deploys cluster-wide; the
   default ``spec.version`` of that builtin (renderer fallback, ``InstancetypeCatalog``, ``catalog diff``).
 
-A release is in the table only when both are known from its source (shared/reference/kubevirt-operator-bundle).
+A release is in the table only when both are known from its source (shared/reference/kubevirt-operator-bundle)
+and the engine renders as it does. ``DEPLOYED`` says, for every release line upstream still patches, which
+builtin versions its virt-operator deploys (shared/reference/kubevirt-releases): evidence for ``catalog diff
+--builtin NAME@auto`` and the rows ``RELEASES`` gains once the engine has those releases' semantics.
 """
 
 from __future__ import annotations
@@ -25,10 +28,20 @@ class Release(NamedTuple):
     builtins: Mapping[str, str]
 
 
+# release line -> builtin -> the version its virt-operator embeds and creates cluster-wide (the bundles of the
+# line's newest patch tag, whose sha256 sums the tag pins in hack/common-instancetypes/default.sh)
+DEPLOYED: Final[Mapping[str, Mapping[str, str]]] = {
+    "v1.5": {"common-instancetypes": "v1.3.1"},   # v1.5.3
+    "v1.6": {"common-instancetypes": "v1.4.1"},   # v1.6.6
+    "v1.7": {"common-instancetypes": "v1.5.1"},   # v1.7.4
+    "v1.8": {"common-instancetypes": "v1.6.0"},   # v1.8.4
+    "v1.9": {"common-instancetypes": "v1.7.0"},   # v1.9.0
+    "v1.10": {"common-instancetypes": "v1.7.0"},  # main d923fdb8
+}
+
 RELEASES: Final[Mapping[str, Release]] = {
-    # v1.9.0 and main d923fdb8 (the v1.10 line) embed the common-instancetypes v1.7.0 bundles in virt-operator
-    "v1.9": Release(object_version="v1beta1", builtins={"common-instancetypes": "v1.7.0"}),
-    "v1.10": Release(object_version="v1beta1", builtins={"common-instancetypes": "v1.7.0"}),
+    "v1.9": Release(object_version="v1beta1", builtins=DEPLOYED["v1.9"]),
+    "v1.10": Release(object_version="v1beta1", builtins=DEPLOYED["v1.10"]),
 }
 DEFAULT: Final[KubevirtVersion] = "v1.9"  # the latest release
 
@@ -40,6 +53,11 @@ def release(version: str | None) -> Release:
         raise FnError(f"unknown KubeVirt version {version!r} (known: {', '.join(RELEASES)})",
                       ("spec", "kubevirtVersion"))
     return row
+
+
+def deployed_by(builtin: str, version: str) -> list[str]:
+    """The release lines whose virt-operator deploys ``version`` of ``builtin`` (oldest first)."""
+    return [line for line, builtins in DEPLOYED.items() if builtins.get(builtin) == version]
 
 
 def default_builtin_version(builtin: str, kubevirt_version: str | None = None) -> str | None:

@@ -1,5 +1,9 @@
-"""``kubevirt-krm catalog diff --builtin NAME[@VERSION] FILE|DIR|-...``: a bundle or a cluster export
+"""``kubevirt-krm catalog diff --builtin NAME[@VERSION|@auto] FILE|DIR|-...``: a bundle or a cluster export
 (``kubectl get virtualmachineclusterinstancetypes -o yaml``, a ``List``) against a builtin catalog.
+
+``@auto`` compares the input with every version of the builtin and reports the one it equals, or the nearest
+(fewest differing objects, then fields) with its differences, and which KubeVirt releases deploy it
+(``kubevirt_versions.DEPLOYED``): evidence for picking ``kubevirtVersion``. Exit 0 when one version is identical.
 
 Objects are matched by kind and name, only for the kinds the input holds. Every difference is listed:
 an object only in the builtin (``removed``), only in the input (``added``), or ``changed`` with the path and
@@ -17,12 +21,31 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from krm_fn.catalog.errors import keypath
+from krm_fn.catalog.model import Catalog
 from krm_fn.errors import FnError
 from krm_fn.kube import api
 from krm_fn.kube.identity import group_of
 from krm_fn.kube.paths import FieldPath, Obj, wrapped_items
 
-USAGE = "usage: kubevirt-krm catalog diff --builtin NAME[@VERSION] [--strict] FILE|DIR|-..."
+USAGE = "usage: kubevirt-krm catalog diff --builtin NAME[@VERSION|@auto] [--strict] FILE|DIR|-..."
+HELP = f"""{USAGE}
+
+Compare a bundle or a cluster export (kubectl get virtualmachineclusterinstancetypes,
+virtualmachineclusterpreferences -o yaml) with a builtin catalog: one line per object only in the builtin
+(removed), only in the input (added) or changed, with each differing field. Only the kinds in the input are
+compared; what the API server, kubectl and virt-operator add (uid, resourceVersion, managedFields, status,
+ownerReferences, last-applied and install-strategy annotations, app.kubernetes.io labels, the namespace) is
+left out unless --strict.
+
+  NAME            a builtin catalog (common-instancetypes, classic)
+  @VERSION        one of its versions (default: what the default KubeVirt release deploys)
+  @auto           every version: which one the input is (or is nearest to), and which KubeVirt release
+                  deploys it, so you can tell what your cluster runs
+  --strict        compare every field
+
+Exit 0: identical (@auto: identical to one version); 1: different; 2: usage error, unreadable input,
+unknown builtin or version."""
+AUTO = "auto"
 KINDS = (api.KIND_CLUSTER_INSTANCETYPE, api.KIND_CLUSTER_PREFERENCE, api.KIND_INSTANCETYPE, api.KIND_PREFERENCE)
 # set by the API server on every stored object
 SERVER_METADATA = frozenset({"uid", "resourceVersion", "generation", "creationTimestamp", "managedFields",
@@ -164,19 +187,73 @@ def request(args: list[str]) -> Request:
 def main(req: Request, texts: Sequence[str]) -> tuple[str, int]:
     """The report and exit code (0 identical, 1 different) for the operands' texts (in ``req.operands``'
     order); raises FnError for an unknown builtin, unreadable input or nothing to compare (exit 2)."""
-    from krm_fn.catalog.select import objects
     from krm_fn.catalog.load import load_builtin
-    from krm_fn.catalog.spec import CatalogSpec
 
-    catalog = load_builtin(req.name, None, req.version)
-    builtin = objects(catalog, CatalogSpec(builtin=req.name))
+    catalog = load_builtin(req.name, None, None if req.version == AUTO else req.version)  # unknown: exit 2 first
     given = [o for spec, text in zip(req.operands, texts, strict=True) for o in input_objects(text, spec)]
     typed = [o for o in given if o.get("kind") in KINDS and group_of(o.get("apiVersion")) ==
              api.INSTANCETYPE_GROUP]
     if not typed:
         raise FnError(f"nothing to compare: {' '.join(req.operands)} holds no instancetypes or preferences")
-    changes, compared = compare(builtin, typed, req.strict)
-    title = f"builtin {catalog.name}" + (f"@{catalog.version}" if catalog.version else "")
-    if len(typed) < len(given):
-        title += f" ({len(given) - len(typed)} other objects ignored)"
+    ignored = f" ({len(given) - len(typed)} other objects ignored)" if len(typed) < len(given) else ""
+    if req.version == AUTO:
+        return identify(catalog, typed, req.strict, ignored)
+    changes, compared = compare(builtin_objects(catalog), typed, req.strict)
+    title = f"builtin {catalog.name}" + (f"@{catalog.version}" if catalog.version else "") + ignored
     return render(changes, compared, title), 1 if changes else 0
+
+
+def builtin_objects(catalog: Catalog) -> list[Obj]:
+    from krm_fn.catalog.select import objects
+    from krm_fn.catalog.spec import CatalogSpec
+
+    return objects(catalog, CatalogSpec(builtin=catalog.name))
+
+
+def identify(catalog: Catalog, typed: list[Obj], strict: bool, ignored: str) -> tuple[str, int]:
+    """``@auto``: the input against every version of the builtin ``catalog``; the report of the nearest, then which
+    version(s) that is, which KubeVirt releases deploy it and how far the others are. Nearness counts the
+    objects (then fields) that differ in more than the version label, which differs on every object of
+    another version; a tie is broken by the label."""
+    from krm_fn.catalog.load import load_builtin
+    from krm_fn.kubevirt_versions import deployed_by
+
+    name = catalog.name
+    versions = [v.name for v in catalog.versions]
+    if not versions:
+        raise FnError(f"builtin catalog {name!r} has no versions to tell apart (use --builtin {name})")
+    built = {v: builtin_objects(load_builtin(name, None, v)) for v in versions}
+    results = {v: compare(objs, typed, strict) for v, objs in built.items()}
+    unlabelled = [_without_version_label(o) for o in typed]
+    content = {v: compare([_without_version_label(o) for o in objs], unlabelled, strict)[0]
+               for v, objs in built.items()}
+
+    def distance(version: str) -> tuple[int, int, int]:
+        return (len(content[version]), sum(max(len(c.fields), 1) for c in content[version]),
+                len(results[version][0]))
+
+    ranked = sorted(versions, key=distance)  # stable: equally near versions keep the catalog's order
+    nearest = [v for v in ranked if distance(v) == distance(ranked[0])]
+    changes, compared = results[nearest[0]]
+    report = render(changes, compared, f"builtin {name}@{nearest[0]}{ignored}")
+    releases = sorted({r for v in nearest for r in deployed_by(name, v)}, key=_release_order)
+    deployed = f"KubeVirt {', '.join(releases)} deploy{'s' if len(releases) == 1 else ''} it" if releases \
+        else "no KubeVirt release deploys it"
+    others = ", ".join(f"{v} {len(content[v])}" for v in ranked if v not in nearest)
+    verdict = "identical to" if not changes else "nearest to"
+    report += (f"{name}@auto: the input is {verdict} {' and '.join(nearest)}; {deployed}"
+               + (f"; other versions (objects differing beyond the version label): {others}"
+                  if others else "") + "\n")
+    return report, 1 if changes else 0
+
+
+def _without_version_label(obj: Obj) -> Obj:
+    labels = (obj.get("metadata") or {}).get("labels")
+    if not isinstance(labels, dict) or api.LABEL_COMMON_INSTANCETYPES_VERSION not in labels:
+        return obj
+    kept = {k: v for k, v in labels.items() if k != api.LABEL_COMMON_INSTANCETYPES_VERSION}
+    return {**obj, "metadata": {**obj["metadata"], "labels": kept}}
+
+
+def _release_order(line: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in line.removeprefix("v").split("."))

@@ -30,11 +30,13 @@ by [`schema.json`](schema.json); the short version:
 | `name`, `description` | shown in this reference |
 | `parameters` | `name: {default, description}`; `${name}` in any string is replaced (set with `spec.parameters: [name=value]`) |
 | `labels` | labels put on every generated object (e.g. `instancetype.kubevirt.io/vendor`) |
+| `derivedLabels` | `label: false` leaves a derived label out, `label: "value"` gives it a fixed value (older upstream releases) |
+| `omitFields` | spec fields (dotted paths, e.g. `devices.preferredVideoType`) left out of every object; labels are derived before |
 | `sizes` | the size ladder: `name: {cpu, memory}` |
 | `series` | `key: {version, class, displayName, description, icon, traits, hugepages, overcommitPercent, ioThreadsPolicy, gpus, hostDevices, vmiAnnotations, memoryPerVCPU, limits, labels, annotations, spec, sizes}` |
 | `components` | reusable preference fragments: `{use, os, arch, displayName, icon, tags, requirements, labels, annotations, spec}` |
 | `preferences` | `name: {from, use, ...}`: the `from` preference, then each component in `use`, then its own fields |
-| `versions` | `name: {description, label, patch}`: the catalog with `patch` laid on it (JSON merge patch: `null` removes a key); `spec.version` picks one, `label` is its `instancetype.kubevirt.io/common-instancetypes-version` |
+| `versions` | `name: {description, label, from, patch}`: the catalog with `patch` laid on it (JSON merge patch: `null` removes a key), after the patches of the version it starts `from`; `spec.version` picks one, `label` is its `instancetype.kubevirt.io/common-instancetypes-version` |
 
 An instancetype is named `<series><version>.<size>[<hugepages variant>]`. Its memory is the size's explicit
 `memory`, else `cpu` x the series' `memoryPerVCPU`, else the ladder's memory. `traits` are
@@ -120,12 +122,12 @@ def render(spec_or_catalog: CatalogSpec | Catalog, base_dir: Path | None = None,
 
 
 def _versions(name: str, versions: tuple[Version, ...], h: str) -> list[str]:
-    from krm_fn.kubevirt_versions import RELEASES
+    from krm_fn.kubevirt_versions import deployed_by
 
     out = [f"{h}# Versions", "", "| Version | Label | Deployed by KubeVirt | Description | Changes to the catalog as "
                                 "written |", "|---|---|---|---|---|"]
     for v in versions:
-        releases = ", ".join(r for r, row in RELEASES.items() if row.builtins.get(name) == v.name)
+        releases = ", ".join(deployed_by(name, v.name))
         out.append(f"| `{v.name}` | {_code(v.label)} | {releases} | {_cell(v.description)} "
                    f"| {_cell('; '.join(v.changes))} |")
     out.append("")

@@ -11,6 +11,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from krm_fn.catalog import versions as catalog_versions
+from krm_fn.catalog import overrides as catalog_overrides
 from krm_fn.catalog import precomputed
 from krm_fn.catalog.check import Checker
 from krm_fn.catalog.errors import CatalogError
@@ -22,7 +23,8 @@ from krm_fn.catalog.spec import BUILTIN_DIR, PARAM_NAME, CatalogSpec, builtin_na
 from krm_fn.errors import shown
 from krm_fn.kube.paths import FieldPath
 
-TOP_KEYS = ("name", "description", "parameters", "labels", "sizes", "series", "components", "preferences", "versions")
+TOP_KEYS = ("name", "description", "parameters", "labels", "derivedLabels", "omitFields", "sizes", "series",
+            "components", "preferences", "versions")
 PATCHABLE_KEYS = TOP_KEYS[1:-1]  # what a version may patch: everything but the name and the versions
 DEFAULT_BUILTIN = "common-instancetypes"
 _PARAM_REF = re.compile(r"\$\{([^}]*)\}")
@@ -156,6 +158,9 @@ def load_text(text: str, source: str, default_name: str, parameters: Mapping[str
     components = c.named_mapping(top.get("components"), ("components",), "component") or {}
     preferences_raw = c.named_mapping(top.get("preferences"), ("preferences",), "preference") or {}
     preferences = build_preferences(c, components, preferences_raw, common_labels)
+    overrides = catalog_overrides.parse(c, top.get("derivedLabels"), top.get("omitFields"))
+    instancetypes = catalog_overrides.apply(overrides, instancetypes)
+    preferences = catalog_overrides.apply(overrides, preferences)
     _unique_names(c, instancetypes)
     if c.problems:
         raise CatalogError([(source_of_problems, path, message) for path, message in c.problems])

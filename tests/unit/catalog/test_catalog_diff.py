@@ -135,3 +135,65 @@ def test_the_command_line(shared: Path) -> None:
     missing = run_fn(["catalog", "diff", "--builtin", "common-instancetypes", "/nonexistent/file.yaml"])
     assert missing.returncode == 2 and b"Traceback" not in missing.stderr
     assert missing.stderr == b"kubevirt-krm: error: cannot read /nonexistent/file.yaml: No such file or directory\n"
+
+
+RELEASE_TAGS = {"v1.5.3": ("v1.3.1", "v1.5"), "v1.6.6": ("v1.4.1", "v1.6"), "v1.7.4": ("v1.5.1", "v1.7"),
+                "v1.8.4": ("v1.6.0", "v1.8"), "v1.9.0": ("v1.7.0", "v1.9, v1.10")}
+
+
+def release_bundles(shared: Path, tag: str) -> str:
+    directory = shared / "reference" / "kubevirt-releases" / tag
+    return "".join(p.read_text(encoding="utf-8") for p in sorted(directory.glob("*-bundle.yaml")))
+
+
+@pytest.mark.parametrize("tag", RELEASE_TAGS)
+def test_auto_identifies_each_release_from_its_cluster_export(tag: str, shared: Path) -> None:
+    version, releases = RELEASE_TAGS[tag]
+    code, out = run(["--builtin", "common-instancetypes@auto", "-"],
+                    {"-": as_cluster_export(release_bundles(shared, tag))})
+    lines = out.splitlines()
+    assert code == 0 and lines[0].startswith(f"builtin common-instancetypes@{version}: identical ("), out
+    verb = "deploy" if "," in releases else "deploys"
+    assert lines[1].startswith(f"common-instancetypes@auto: the input is identical to {version}; "
+                               f"KubeVirt {releases} {verb} it; other versions (objects differing beyond the "
+                               "version label): "), out
+    assert len(lines) == 2
+
+
+def test_auto_gives_the_nearest_version_and_its_differences(shared: Path) -> None:
+    """A v1.8 cluster where someone deleted one preference and edited another: still nearest to v1.6.0 (alpine
+    differs from v1.5.1 and older anyway, so their counts stay)."""
+    items = [o for o in yaml.safe_load_all(release_bundles(shared, "v1.8.4")) if o]
+    items = [o for o in items if o["metadata"]["name"] != "alpine"]
+    edited = next(o for o in items if o["metadata"]["name"] == "fedora")
+    edited["spec"]["devices"]["preferredDiskBus"] = "sata"
+    code, out = run(["--builtin", "common-instancetypes@auto", "x.yaml"], {"x.yaml": yaml.safe_dump_all(items)})
+    assert code == 1
+    assert out.splitlines() == [
+        "removed VirtualMachineClusterPreference alpine",
+        "changed VirtualMachineClusterPreference fedora",
+        '  spec.devices.preferredDiskBus: "virtio" -> "sata"',
+        "builtin common-instancetypes@v1.6.0: 2 of 119 objects differ (1 removed, 0 added, 1 changed)",
+        "common-instancetypes@auto: the input is nearest to v1.6.0; KubeVirt v1.8 deploys it; other versions "
+        "(objects differing beyond the version label): v1.7.0 22, main 27, v1.5.1 60, v1.4.1 60, v1.3.1 100"]
+
+
+def test_auto_without_the_version_label_names_every_equally_near_version(shared: Path) -> None:
+    items = [o for o in yaml.safe_load_all(release_bundles(shared, "v1.7.4")) if o]
+    for obj in items:
+        del obj["metadata"]["labels"]["instancetype.kubevirt.io/common-instancetypes-version"]
+    code, out = run(["--builtin", "common-instancetypes@auto", "x"], {"x": yaml.safe_dump_all(items)})
+    assert code == 1 and "the input is nearest to v1.5.1 and v1.4.1; KubeVirt v1.6, v1.7 deploy it;" in out
+
+
+def test_auto_needs_a_builtin_with_versions() -> None:
+    doc = "apiVersion: instancetype.kubevirt.io/v1beta1\nkind: VirtualMachineClusterPreference\nmetadata: {name: x}\n"
+    with pytest.raises(Failed, match="builtin catalog 'classic' has no versions to tell apart"):
+        run(["--builtin", "classic@auto", "f"], {"f": doc})
+
+
+def test_the_command_line_help_explains_auto() -> None:
+    shown = run_fn(["catalog", "diff", "--help"])
+    assert shown.returncode == 0 and b"@auto" in shown.stdout and b"ownerReferences" in shown.stdout
+    auto = run_fn(["catalog", "diff", "--builtin", "common-instancetypes@auto", "/nonexistent"])
+    assert auto.returncode == 2

@@ -2,7 +2,10 @@
 
 * ``main``: common-instancetypes main at 7c1e305b, its four bundles (shared/reference/common-instancetypes).
 * ``v1.7.0``: what KubeVirt's virt-operator deploys (shared/reference/kubevirt-operator-bundle, verbatim
-  from KubeVirt): the two cluster-scoped bundles. Upstream builds a release's namespaced bundles from the same
+  from KubeVirt): the two cluster-scoped bundles.
+* ``v1.3.1``, ``v1.4.1``, ``v1.5.1``, ``v1.6.0``: what the virt-operator of KubeVirt v1.5.3, v1.6.6, v1.7.4 and
+  v1.8.4 deploys (shared/reference/kubevirt-releases/<tag>, the same two bundles each), the versions
+  ``kubevirt_versions.DEPLOYED`` names for those release lines. Upstream builds a release's namespaced bundles from the same
   resources as the cluster ones, each keeping one kind (common-instancetypes-src/VirtualMachine*/); so a
   namespaced object is its cluster object with the namespaced kind. That rule is checked on main's four
   upstream bundles, and then holds for our v1.7.0 by construction (checked too).
@@ -14,6 +17,7 @@ difference with its path. The bundles are read with PyYAML, not with our loader.
 from __future__ import annotations
 
 import functools
+import hashlib
 from pathlib import Path
 from typing import Any
 
@@ -23,12 +27,18 @@ import yaml
 from krm_fn.catalog import CatalogSpec, generate
 from krm_fn.kube import api
 from krm_fn.kube.paths import Obj
-from krm_fn.kubevirt_versions import RELEASES, default_builtin_version
+from krm_fn.kubevirt_versions import DEPLOYED, RELEASES, default_builtin_version, deployed_by
 
 MAIN = ("common-instancetypes", ("VirtualMachineClusterInstancetypes", "VirtualMachineInstancetypes",
                                  "VirtualMachineClusterPreferences", "VirtualMachinePreferences"))
-OPERATOR = ("kubevirt-operator-bundle", ("common-clusterinstancetypes-bundle", "common-clusterpreferences-bundle"))
-REFERENCES = {"main": MAIN, "v1.7.0": OPERATOR}
+CLUSTER_BUNDLES = ("common-clusterinstancetypes-bundle", "common-clusterpreferences-bundle")
+OPERATOR = ("kubevirt-operator-bundle", CLUSTER_BUNDLES)
+# the newest patch tag of each release line (shared/reference/kubevirt-releases/README.md)
+TAGS = {"v1.5": "v1.5.3", "v1.6": "v1.6.6", "v1.7": "v1.7.4", "v1.8": "v1.8.4", "v1.9": "v1.9.0"}
+RELEASE_BUNDLES = {version: (f"kubevirt-releases/{TAGS[line]}", CLUSTER_BUNDLES)
+                   for line, version in (("v1.5", "v1.3.1"), ("v1.6", "v1.4.1"), ("v1.7", "v1.5.1"),
+                                         ("v1.8", "v1.6.0"))}
+REFERENCES = {"main": MAIN, "v1.7.0": OPERATOR, **RELEASE_BUNDLES}
 BUNDLES = [(version, bundle) for version, (_, files) in REFERENCES.items() for bundle in files]
 NAMESPACED = {api.KIND_CLUSTER_INSTANCETYPE: api.KIND_INSTANCETYPE, api.KIND_CLUSTER_PREFERENCE: api.KIND_PREFERENCE}
 
@@ -109,12 +119,37 @@ def test_namespaced_objects_are_the_cluster_objects_with_the_namespaced_kind(ver
         assert obj == {**cluster[key], "kind": key[0]}
 
 
-@pytest.mark.parametrize(("version", "preferences"), [("main", 57), ("v1.7.0", 54)])
-def test_counts(version: str, preferences: int) -> None:
+@pytest.mark.parametrize(("version", "instancetypes", "preferences"), [
+    ("main", 65, 57), ("v1.7.0", 65, 54), ("v1.6.0", 65, 54), ("v1.5.1", 55, 54), ("v1.4.1", 55, 54),
+    ("v1.3.1", 44, 43)])
+def test_counts(version: str, instancetypes: int, preferences: int) -> None:
     kinds = [o["kind"] for o in builtin(version)]
     assert {k: kinds.count(k) for k in set(kinds)} == {
-        "VirtualMachineClusterInstancetype": 65, "VirtualMachineInstancetype": 65,
+        "VirtualMachineClusterInstancetype": instancetypes, "VirtualMachineInstancetype": instancetypes,
         "VirtualMachineClusterPreference": preferences, "VirtualMachinePreference": preferences}
+
+
+@pytest.mark.parametrize("line", TAGS)
+def test_each_release_line_deploys_the_version_the_table_names(line: str, shared: Path) -> None:
+    """``DEPLOYED`` against the bundles of the line's tag: their version label, and sha256 sums that start
+    with the ones the reference README lists (the sums the tag pins)."""
+    directory = shared / "reference" / "kubevirt-releases" / TAGS[line]
+    readme = (shared / "reference" / "kubevirt-releases" / "README.md").read_text(encoding="utf-8")
+    row = next(r for r in readme.splitlines() if r.startswith(f"| {line} ({TAGS[line]}) |"))
+    for bundle in CLUSTER_BUNDLES:
+        data = (directory / f"{bundle}.yaml").read_bytes()
+        assert f"| {hashlib.sha256(data).hexdigest()[:8]}… |" in row, bundle
+        labels = {o["metadata"]["labels"][api.LABEL_COMMON_INSTANCETYPES_VERSION]
+                  for o in yaml.safe_load_all(data) if o}
+        assert labels == {DEPLOYED[line]["common-instancetypes"]}
+    assert line in deployed_by("common-instancetypes", DEPLOYED[line]["common-instancetypes"])
+
+
+def test_the_v1_9_tag_deploys_the_operator_bundles_of_main(shared: Path) -> None:
+    for bundle in CLUSTER_BUNDLES:
+        tagged = shared / "reference" / "kubevirt-releases" / "v1.9.0" / f"{bundle}.yaml"
+        operator = shared / "reference" / "kubevirt-operator-bundle" / f"{bundle}.yaml"
+        assert tagged.read_bytes() == operator.read_bytes()
 
 
 def test_the_default_is_what_the_default_kubevirt_release_deploys(shared: Path) -> None:
@@ -137,7 +172,7 @@ def test_object_and_metadata_key_order(version: str) -> None:
 
 
 def test_builtin_catalog_budget() -> None:
-    """<= 600 catalog lines in <= 5 files (issue 5), every version included."""
+    """<= 600 catalog lines in <= 5 files (issue 5), every version included (six since issue 24)."""
     from krm_fn.catalog.load import BUILTIN_DIR
 
     files = [BUILTIN_DIR / "common-instancetypes.yaml"]

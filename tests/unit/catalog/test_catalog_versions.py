@@ -72,7 +72,7 @@ def test_unknown_version(write_catalog: Write) -> None:
 
 def test_builtin_unknown_version() -> None:
     with pytest.raises(CatalogError, match=r"catalog 'common-instancetypes' has no version 'v1.4.0' "
-                                           r"\(versions: main, v1.7.0\)"):
+                                           r"\(versions: main, v1.7.0, v1.6.0, v1.5.1, v1.4.1, v1.3.1\)"):
         generate(CatalogSpec(version="v1.4.0"), None)
 
 
@@ -88,6 +88,17 @@ def test_builtin_unknown_version() -> None:
     pytest.param("versions: {'a b': {}}", ("versions", "a b"), "a version name must be a valid label value",
                  id="version name"),
     pytest.param("versions: [old]", ("versions",), "must be a mapping of version names", id="not a mapping"),
+    pytest.param("versions: {old: {from: new}}", ("versions", "old", "from"), "no version 'new' to start from",
+                 id="from an unknown version"),
+    pytest.param("versions: {old: {from: new}, new: {from: old}}", ("versions", "old", "from"),
+                 "versions start from each other: old -> new -> old", id="from in a circle"),
+    pytest.param("versions: {old: {patch: {derivedLabels: {example.com/x: false}}}}",
+                 ("derivedLabels", "example.com/x"), "not a derived label", id="derivedLabels: not derived"),
+    pytest.param("versions: {old: {patch: {derivedLabels: {instancetype.kubevirt.io/size: 'a b'}}}}",
+                 ("derivedLabels", "instancetype.kubevirt.io/size"), "not a valid label value",
+                 id="derivedLabels: value"),
+    pytest.param("versions: {old: {patch: {omitFields: [devices..x]}}}", ("omitFields", 0),
+                 "must be a dotted spec path", id="omitFields: empty part"),
 ])
 def test_version_problems(write_catalog: Write, versions: str, path: tuple[object, ...], message: str) -> None:
     with pytest.raises(CatalogError) as err:
@@ -111,3 +122,40 @@ def test_series_annotations_win_over_the_description(write_catalog: Write) -> No
     over = BASE.replace("example.com/note: theirs", f"{ANN_INSTANCETYPE_DESCRIPTION}: Theirs.")
     obj = gen(write_catalog(over))[0]
     assert obj["metadata"]["annotations"] == {ANN_INSTANCETYPE_DESCRIPTION: "Theirs."}
+
+
+FROM = """\
+versions:
+  new: {label: v2, patch: {preferences: {q: null}}}
+  old:
+    label: v1
+    from: new
+    patch:
+      series: {a: {sizes: [s]}}
+      derivedLabels: {instancetype.kubevirt.io/size: false, instancetype.kubevirt.io/cpu: "few"}
+      omitFields: [devices.preferredDiskBus]
+"""
+
+
+def test_a_version_from_another_is_that_version_with_its_own_patch(write_catalog: Write) -> None:
+    path = write_catalog(BASE + FROM)
+    assert names(gen(path, "new")) == ["VirtualMachineClusterInstancetype/a1.m",
+                                       "VirtualMachineClusterInstancetype/a1.s", "VirtualMachineClusterPreference/p"]
+    it, pref = gen(path, "old")
+    assert (it["metadata"]["name"], pref["metadata"]["name"]) == ("a1.s", "p")
+    labels = it["metadata"]["labels"]
+    assert "instancetype.kubevirt.io/size" not in labels and labels["instancetype.kubevirt.io/cpu"] == "few"
+    assert labels[LABEL_COMMON_INSTANCETYPES_VERSION] == "v1"
+    assert pref["spec"] == {"devices": {"preferredInterfaceModel": "e1000"}}  # preferredDiskBus left out
+
+
+def test_labels_are_derived_before_fields_are_omitted(write_catalog: Write) -> None:
+    path = write_catalog(BASE.replace("q: {use: [virtio]}", "q: {use: [virtio], arch: arm64}") + """\
+omitFields: [preferredArchitecture, requirements.architecture, requirements.nothere]
+derivedLabels: {instancetype.kubevirt.io/required-architecture: false}
+""")
+    q = gen(path)[-1]
+    assert "preferredArchitecture" not in q["spec"] and "requirements" not in q["spec"]  # emptied: removed
+    assert q["metadata"]["labels"]["instancetype.kubevirt.io/arch"] == "arm64"
+    assert q["metadata"]["labels"]["instancetype.kubevirt.io/preferred-architecture"] == "arm64"
+    assert "instancetype.kubevirt.io/required-architecture" not in q["metadata"]["labels"]
