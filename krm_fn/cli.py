@@ -135,6 +135,7 @@ def _read_stdin() -> bytes:
 
 
 def _write(stream: IO[bytes], data: bytes) -> None:
+    _exit_if_signalled()
     try:
         stream.write(data)
         stream.flush()
@@ -161,8 +162,21 @@ def _report(results: list[Result]) -> int:
     return exit_code(results)
 
 
+# The terminating signal received, if any. An exception raised by a signal handler is swallowed when the handler
+# happens to run inside a finalizer (a generator closed or an object freed while the signal is pending: "Exception
+# ignored in ..."); the run then goes on, so the output is never written (_write) and the exit code stays the
+# signal's once one has arrived.
+_signalled: list[int] = []
+
+
 def _terminate(signum: int, frame: object) -> None:
+    _signalled.append(signum)
     raise SystemExit(128 + signum)  # unwinds through `finally`: temporary files are removed
+
+
+def _exit_if_signalled() -> None:
+    if _signalled:
+        raise SystemExit(128 + _signalled[0])
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -177,7 +191,9 @@ def main(argv: list[str] | None = None) -> int:
     signal.signal(signal.SIGTERM, _terminate)
     args = list(sys.argv[1:] if argv is None else argv)
     try:
-        return _main(args)
+        code = _main(args)
+        _exit_if_signalled()
+        return code
     except MemoryError:
         del reserve
         _out_of_memory()
@@ -435,6 +451,7 @@ def write_output(target: Path, data: bytes) -> None:
             f.flush()
             os.fchmod(f.fileno(), mode)
             os.fsync(f.fileno())
+        _exit_if_signalled()
         os.replace(tmp, target)
         tmp = None
         _sync_directory(target.parent)

@@ -76,9 +76,28 @@ def test_broken_pipe_through_a_shell_pipeline(big: dict[str, Path]) -> None:
     assert b"Traceback" not in proc.stderr and b"Exception ignored" not in proc.stderr, proc.stderr[-500:]
 
 
+def _catches(pid: int, sig: int) -> bool:
+    """Whether process ``pid`` has a handler for ``sig`` (Linux: the SigCgt mask of /proc/PID/status); True
+    where that cannot be read (then the delay alone has to do)."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return True
+    for line in status.splitlines():
+        if line.startswith("SigCgt:"):
+            return bool(int(line.split()[1], 16) >> (sig - 1) & 1)
+    return True
+
+
 def _started_then(sig: int, args: list[str], stdin_path: Path, out_path: Path, delay: float) -> tuple[int, bytes]:
+    """Run the command, send it ``sig`` ``delay`` seconds after it installed its handler for it, and return its
+    exit code and stderr. Waiting for the handler: on a loaded machine the interpreter can still be starting
+    after ``delay``, and a signal the parent process ignores (a test runner's worker) is then lost."""
     with stdin_path.open("rb") as stdin, out_path.open("wb") as stdout:
         proc = subprocess.Popen(fn_command() + args, stdin=stdin, stdout=stdout, stderr=subprocess.PIPE, env=_env())
+        deadline = time.monotonic() + 60
+        while not _catches(proc.pid, sig) and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.01)
         time.sleep(delay)
         assert proc.poll() is None, "the run finished before the signal: make the input bigger"
         proc.send_signal(sig)
@@ -113,3 +132,33 @@ def test_output_file_is_written_atomically(big: dict[str, Path], tmp_path: Path)
     assert done.returncode == 0, done.stderr
     written = target.read_bytes()
     assert done.stdout == b"" and written.startswith(b"apiVersion: ") and b"\nkind: VirtualMachine\n" in written
+
+
+def test_a_termination_swallowed_by_a_finalizer_still_ends_the_run(monkeypatch: pytest.MonkeyPatch,
+                                                                    tmp_path: Path) -> None:
+    """A signal handler's exception is lost when the handler runs inside a finalizer (Python prints "Exception
+    ignored in ..." and goes on): the run must still write nothing and end with the signal's code."""
+    import io
+    import sys
+
+    from krm_fn import cli
+
+    monkeypatch.setattr(cli, "_signalled", [])
+    swallowed: list[BaseException | None] = []
+    monkeypatch.setattr(sys, "unraisablehook", lambda u: swallowed.append(u.exc_value))
+
+    class Finalized:
+        def __del__(self) -> None:
+            cli._terminate(signal.SIGTERM, None)
+
+    Finalized()  # freed at once: the handler's SystemExit is raised inside __del__ and swallowed
+    assert len(swallowed) == 1 and isinstance(swallowed[0], SystemExit)
+    out = io.BytesIO()
+    with pytest.raises(SystemExit) as exit_info:
+        cli._write(out, b"kind: VirtualMachine\n")
+    assert exit_info.value.code == 128 + signal.SIGTERM and out.getvalue() == b""
+    target = tmp_path / "out.yaml"
+    target.write_text("previous\n")
+    with pytest.raises(SystemExit):
+        cli.write_output(target, b"new\n")
+    assert target.read_text() == "previous\n" and sorted(p.name for p in tmp_path.iterdir()) == ["out.yaml"]
