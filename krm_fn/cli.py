@@ -174,6 +174,11 @@ def _terminate(signum: int, frame: object) -> None:
     raise SystemExit(128 + signum)  # unwinds through `finally`: temporary files are removed
 
 
+def _interrupt(signum: int, frame: object) -> None:
+    _signalled.append(signum)
+    raise KeyboardInterrupt  # main's exit code 130
+
+
 def _exit_if_signalled() -> None:
     if _signalled:
         raise SystemExit(128 + _signalled[0])
@@ -189,6 +194,8 @@ def main(argv: list[str] | None = None) -> int:
     reserve = bytearray(1 << 20)  # released to report running out of memory in one line
     signal.signal(signal.SIGPIPE, signal.SIG_DFL) if hasattr(signal, "SIGPIPE") else None
     signal.signal(signal.SIGTERM, _terminate)
+    if signal.getsignal(signal.SIGINT) is signal.default_int_handler:  # not when our parent made us ignore it
+        signal.signal(signal.SIGINT, _interrupt)
     args = list(sys.argv[1:] if argv is None else argv)
     try:
         code = _main(args)
