@@ -448,11 +448,14 @@ def _site_text(out: str, lo: int, hi: int, column: int, pair: bool = False) -> s
     the blank lines after it; None unless every line is indented at least to ``column`` and the line after the blank
     ones closes the mapping in any context: the end, a comment at most at ``column``, or content left of it
     (a line that could belong to the mapping's last value, or be read differently alone, never passes).
-    With ``pair`` the lines are one pair of a longer mapping: content at ``column`` (its next key) closes it too."""
+    With ``pair`` the lines are one pair of a longer mapping, its key at ``column``: content at ``column`` (the
+    next key) closes it too."""
     if hi > len(out) or (hi and out[hi - 1] != "\n"):
         return None
     lines = out[lo:hi].split("\n")
     lines.pop()  # after the last line break
+    if pair and lines[0][column:column + 1] in ("", " "):  # its key must stand at its mapping's column
+        return None
     pad = " " * column
     doc = ["- " + lines[0][column:]]
     for line in lines[1:]:

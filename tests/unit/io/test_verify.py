@@ -326,6 +326,58 @@ def test_a_wrong_splice_in_a_stream_is_replaced_by_a_fresh_emit(monkeypatch: pyt
     assert document_texts(rl, [new]) == [out]
 
 
+# a matcher written as a flow map (issue 22): the rewritten pair is a site of its own, not its whole mapping
+FLOW_VM = VM.replace("    instancetype:\n      name: u1.medium\n", "    instancetype: {name: u1.medium}\n")
+
+
+def _flow_reads(name: str, revision: str) -> list[Any]:
+    text = FLOW_VM.replace("vm1", name)
+    old = read(text)[0]
+    new = copy.deepcopy(old)
+    new["spec"]["instancetype"].update(kind="VirtualMachineClusterInstancetype", revisionName=revision)
+    done = patch_module.splice_checked(text, old, new, Emitter(), entry=True)
+    assert done is not None and read(done.text) == [new]
+    return done.reads()
+
+
+def test_a_pinned_flow_map_is_read_back_alone_once_per_batch() -> None:
+    first, second = _flow_reads("vm1", "vm1-r-1"), _flow_reads("vm2", "vm2-r-7")
+    assert [site.pair for site in first] == ["instancetype"]
+    assert first[0].key is not None and first[0].key == second[0].key  # the same text on every VM: read once
+    entry = first[0].entry()
+    assert entry is not None
+    text, value = entry
+    assert read(text) == [value] == [{"instancetype": dict.fromkeys(("name", "kind", "revisionName"))}]
+
+
+def test_a_wrong_flow_map_splice_is_replaced_by_a_fresh_emit(monkeypatch: pytest.MonkeyPatch) -> None:
+    rl = parse_resource_list(HEAD + FLOW_VM)
+    new = _pinned(rl)
+    assert "    instancetype:\n      name: u1.medium\n      kind:" in dump_resource_list(rl, [new], [])  # spliced
+    monkeypatch.setattr(patch_module, "_emit_pairs", _shifted_pairs(patch_module._emit_pairs))
+    out = dump_resource_list(rl, [new], [])
+    assert out == HEAD + _fresh_entry(new)
+    assert read(out)["items"] == [new]
+    assert entry_texts(rl, [new]) == [_fresh_entry(new)]
+
+
+@pytest.mark.parametrize("wrong", [False, True])
+def test_a_flow_map_pair_not_readable_alone_has_its_item_read_whole(monkeypatch: pytest.MonkeyPatch,
+                                                                     wrong: bool) -> None:
+    # a comment deeper than the key after the pair: the pair alone does not prove where its value ends
+    rl = parse_resource_list(HEAD + FLOW_VM.replace("{name: u1.medium}\n", "{name: u1.medium}\n        # sized\n"))
+    new = _pinned(rl)
+    owed: list[str] = []
+    add = ReadBacks.add
+    monkeypatch.setattr(ReadBacks, "add", lambda self, entry, *a, **k: (owed.append(entry), add(self, entry, *a, **k)))
+    if wrong:
+        monkeypatch.setattr(patch_module, "_emit_pairs", _shifted_pairs(patch_module._emit_pairs))
+    out = dump_resource_list(rl, [new], [])
+    assert read(out)["items"] == [new]
+    assert any(entry.startswith("- apiVersion: kubevirt.io/v1\n") and "# sized" in entry for entry in owed)
+    assert ("# sized" in out) is not wrong  # kept when the whole item reads back as the new object, else emitted
+
+
 def test_a_wrong_copy_is_replaced_by_a_fresh_emit(monkeypatch: pytest.MonkeyPatch) -> None:
     rl = parse_resource_list(INDENTED)
     real = resourcelist._as_document_text
