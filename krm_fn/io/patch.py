@@ -16,7 +16,10 @@ mapping wherever it stands (``_site_text``). With the rest of the item being its
 item then means the new object (``krm_fn.io.verify``). In that text a pair written with a one-line scalar
 has ``null`` in place of the scalar: the emitter reads back every scalar form it writes on its own, so the
 mapping's text proves the structure, and the same text — the same matcher pinned on ten thousand VMs — is
-read back once (:attr:`SiteRead.key`: the same text in a trusted source means the same value).
+read back once (:attr:`SiteRead.key`: the same text in a trusted source means the same value). A nested
+mapping the source writes as a flow map (``instancetype: {name: u1.medium}``) is rewritten as a whole pair;
+when its mapping has no other change of its own, that pair alone is the site (up to the next key), so the
+walk stops after it and the pinned matcher's blanked text, the same on every VM, is read once per batch.
 """
 
 from __future__ import annotations

@@ -13,12 +13,13 @@ each is proven to mean that object before it is written (``krm_fn/io/resourcelis
   after that proven to close it (see ``patch._site_text``); the rest of the item is the trusted source text.
   A pair we wrote as ``key: <one-line scalar>`` is read there with ``null`` for the scalar (whose form is read
   back with the emitter's), so the same mapping text in the same place — a matcher pinned on ten thousand
-  VMs — is read once per batch (:meth:`ReadBacks.join`). A splice on a text that is not trusted as above is
-  read back whole.
+  VMs — is read once per batch (:meth:`ReadBacks.join`). A flow map rewritten as a block pair is read back as
+  that pair alone, up to the next key (``patch.FLOW``), or with its whole item when it cannot be. A splice on a
+  text that is not trusted as above is read back whole.
 * **Freshly emitted text** (:class:`krm_fn.io.emitter.Emitter`): its block structure is fixed by construction
   (a key at the mapping's column, nested values two columns deeper, compact ``- `` entries); what the emitter
-  chooses per value — the form of each scalar, key and block scalar — is read back once per distinct value and
-  run (:func:`check_emitted`). Reading every emitted item whole would cost more than the rest of a 10k-VM
+  chooses per value — the form of each scalar, key and block scalar (in each place it is written) — is read
+  back once per distinct value and run (:func:`check_emitted`). Reading every emitted item whole would cost more than the rest of a 10k-VM
   render (``bench/verify_cost.py`` measures both).
 
 Reading back uses the reference loader (:mod:`krm_fn.io.loader`), or for batches of ``- `` entries and of
