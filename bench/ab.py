@@ -3,6 +3,7 @@
     git archive <base commit> | tar -x -C /tmp/before          # the tree to compare against
     python bench/ab.py /tmp/before                              # 10k VMs, 7 rounds
     python bench/ab.py /tmp/before --vms 1000 --rounds 11 --modes revisions,expand
+    python bench/ab.py /tmp/before --flow-leaves --modes revisions   # leaves as flow maps (bench/synth.py)
 
 Each round runs every mode once with each tree (``python -m krm_fn`` in the tree's directory, so that tree's
 ``krm_fn`` is imported; same interpreter, same input bytes, KRM mode on stdin), alternating which tree goes
@@ -24,7 +25,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from run import RENDERER  # noqa: E402
-from synth import resource_list  # noqa: E402
+from synth import flow_leaves, resource_list  # noqa: E402
 
 AFTER = Path(__file__).resolve().parent.parent
 
@@ -54,6 +55,7 @@ def main() -> int:
     ap.add_argument("--vms", type=int, default=10_000)
     ap.add_argument("--rounds", type=int, default=7)
     ap.add_argument("--modes", default="validate,revisions,expand")
+    ap.add_argument("--flow-leaves", action="store_true", help="mappings of scalars as flow maps (issue 22)")
     args = ap.parse_args()
     trees = {"before": args.before.resolve(), "after": args.after.resolve()}
     modes = args.modes.split(",")
@@ -62,13 +64,15 @@ def main() -> int:
         inputs = {}
         for mode in modes:
             inputs[mode] = Path(tmp) / f"{mode}.yaml"
-            inputs[mode].write_text(resource_list(args.vms, function_config=RENDERER.format(mode=mode)))
+            text = resource_list(args.vms, function_config=RENDERER.format(mode=mode))
+            inputs[mode].write_text(flow_leaves(text) if args.flow_leaves else text)
         for r in range(args.rounds):
             order = list(trees) if r % 2 == 0 else list(reversed(trees))
             for mode in modes:
                 for name in order:
                     times[(mode, name)].append(run_once(trees[name], inputs[mode]))
-    print(f"# {args.vms} VMs, {args.rounds} rounds; before: {trees['before']}, after: {trees['after']}")
+    layout = ", flow-map leaves" if args.flow_leaves else ""
+    print(f"# {args.vms} VMs{layout}, {args.rounds} rounds; before: {trees['before']}, after: {trees['after']}")
     print("| mode | before s | after s | after/before wall | before CPU s | after CPU s | after/before CPU |")
     print("|---|---:|---:|---:|---:|---:|---:|")
     for mode in modes:

@@ -27,7 +27,7 @@ class Emitter:
         self._scalars: dict[str, str] = {}
         self._keys: dict[str, str] = {}
         self._numbers: dict[Any, str] = {}  # int -> form, repr(float) -> form
-        self._blocks: set[str] = set()
+        self._blocks: set[tuple[str, str]] = set()  # (text, place) owed
         # forms chosen and not yet read back: (position, text, value), see take_owed
         self._owed: list[tuple[str, Any, Any]] = [("v", "null", None), ("v", "true", True), ("v", "false", False)]
         # ids of values that several items hold (the data of ControllerRevisions pinned to one object);
@@ -41,7 +41,8 @@ class Emitter:
     def take_owed(self) -> list[tuple[str, Any, Any]]:
         """The forms chosen since the last call, each once, to be read back (``krm_fn.io.verify.check_emitted``):
         ``("v", text, value)`` a scalar after ``key: `` or ``- ``, ``("k", text, key)`` a mapping key,
-        ``("b", (text as an entry, text as a mapping value), value)`` a block scalar."""
+        ``("be", text, value)`` a block scalar as a sequence entry, ``("bm", text, value)`` one as a mapping value
+        (each place it was written in: a top-level document's is read in both)."""
         owed, self._owed = self._owed, []
         return owed
 
@@ -93,15 +94,18 @@ class Emitter:
         self._owed.append(("v", form, s))
         return form
 
-    def _block(self, s: str, indent: str) -> str:
-        """`` |-`` header + indented lines for a multi-line string (caller checked literal_ok)."""
-        if s not in self._blocks:
-            self._blocks.add(s)
-            self._owed.append(("b", (_block_text(s, ""), _block_text(s, "  ")), s))
+    def _block(self, s: str, indent: str, places: tuple[str, ...]) -> str:
+        """`` |-`` header + indented lines for a multi-line string (caller checked literal_ok), written in
+        ``places`` (``"be"`` after ``- ``, ``"bm"`` after ``key:``): each text is read back once per place."""
+        for place in places:
+            if (s, place) not in self._blocks:
+                self._blocks.add((s, place))
+                self._owed.append((place, _block_text(s, "" if place == "be" else "  "), s))
         return _block_text(s, indent)
 
-    def _value_after_key(self, value: Any, indent: str) -> None:
-        """Write what follows ``key:`` (the key is already written)."""
+    def _value_after_key(self, value: Any, indent: str, places: tuple[str, ...] = ("bm",)) -> None:
+        """Write what follows ``key:`` (the key is already written); ``places``: where a block scalar here is
+        read back (see :meth:`_block`)."""
         out = self.out
         t = type(value)
         if t is dict:
@@ -118,7 +122,7 @@ class Emitter:
                 out.append(" []\n")
         elif t is str and "\n" in value:
             if literal_ok(value):
-                out.append(" " + self._block(value, indent))
+                out.append(" " + self._block(value, indent, places))
             else:
                 out.append(f" {self._quoted(value)}\n")
         else:
@@ -189,7 +193,7 @@ class Emitter:
                 out.append(f"{indent}- []\n")
             elif t is str and "\n" in item:
                 if literal_ok(item):
-                    out.append(f"{indent}- " + self._block(item, indent))
+                    out.append(f"{indent}- " + self._block(item, indent, ("be",)))
                 else:
                     out.append(f"{indent}- {self._quoted(item)}\n")
             else:
@@ -202,7 +206,7 @@ class Emitter:
         elif type(value) is list and value:
             self.sequence(value, "")
         else:
-            self._value_after_key(value, "")
+            self._value_after_key(value, "", ("be", "bm"))  # a document's block scalar: no read of its own
             self.out[-1] = self.out[-1][1:]  # drop the space that follows a key
 
 

@@ -16,7 +16,10 @@ mapping wherever it stands (``_site_text``). With the rest of the item being its
 item then means the new object (``krm_fn.io.verify``). In that text a pair written with a one-line scalar
 has ``null`` in place of the scalar: the emitter reads back every scalar form it writes on its own, so the
 mapping's text proves the structure, and the same text — the same matcher pinned on ten thousand VMs — is
-read back once (:attr:`SiteRead.key`: the same text in a trusted source means the same value).
+read back once (:attr:`SiteRead.key`: the same text in a trusted source means the same value). A nested
+mapping the source writes as a flow map (``instancetype: {name: u1.medium}``) is rewritten as a whole pair;
+when its mapping has no other change of its own, that pair alone is the site (up to the next key), so the
+walk stops after it and the pinned matcher's blanked text, the same on every VM, is read once per batch.
 """
 
 from __future__ import annotations
@@ -32,8 +35,10 @@ from krm_fn.io.loader import EventParser, key_text, scalar_value
 MAX_EDITS = 16
 
 # What changed in one mapping: key -> REPLACE (write `key: new value`), REMOVE, ADD (a new key), or the
-# Edits of a nested mapping (descend). `new` is the mapping's new value.
-REPLACE, REMOVE, ADD = "replace", "remove", "add"
+# Edits of a nested mapping (descend). `new` is the mapping's new value. FLOW is set by :func:`locate` on a
+# nested mapping the source writes as a flow map: the pair is rewritten like REPLACE, and read back on its own
+# (a site of its own) instead of making its mapping a site.
+REPLACE, REMOVE, ADD, FLOW = "replace", "remove", "add", "flow"
 
 
 class Edits:
@@ -58,8 +63,8 @@ class Edits:
         return count + direct
 
     def direct(self) -> bool:
-        """Whether this mapping has changes of its own (not only inside nested mappings)."""
-        return any(not isinstance(sub, Edits) for sub in self.changes.values())
+        """Whether this mapping has changes of its own (not only inside nested mappings or flow maps)."""
+        return any(not isinstance(sub, Edits) and sub != FLOW for sub in self.changes.values())
 
 
 class _TooMany(Exception):
@@ -90,7 +95,7 @@ def edit_tree(old: dict[str, Any], new: dict[str, Any], budget: list[int]) -> Ed
 
 
 class Site(NamedTuple):
-    """A mapping with changes of its own."""
+    """A mapping with changes of its own, or (``pair``) one FLOW pair of a mapping without."""
 
     line_start: int  # the start of its first line
     start: int
@@ -98,6 +103,7 @@ class Site(NamedTuple):
     order: int  # of that end among insertions at the same point
     node: Edits
     column: int
+    pair: str | None = None  # the key of a FLOW pair: only that pair is the site
 
 
 class _Frame:
@@ -144,7 +150,7 @@ def locate(text: str, edits: Edits, entry: bool = False
                 frame.key, frame.key_start, frame.key_column = key, event.start_mark.index, event.start_mark.column
                 frame.in_value = True
                 continue
-            remaining -= _value_done(frame, event, text, out)
+            remaining -= _value_done(frame, event, text, out, sites, len(frames))
         elif cls is ev.MappingStartEvent or cls is ev.SequenceStartEvent:
             if wrapper and frame is None and cls is ev.SequenceStartEvent:
                 wrapper = False
@@ -159,9 +165,14 @@ def locate(text: str, edits: Edits, entry: bool = False
             if sub is not None and (cls is not ev.MappingStartEvent or event.flow_style):
                 if frame is None or frame.edits is None or frame.key is None:
                     return None
-                had = frame.edits.direct()
-                frame.edits.changes[frame.key] = REPLACE  # a flow mapping: rewrite the whole pair
-                remaining += 1 + (not had) - sub.pending()
+                # a flow mapping: rewrite the whole pair; read back that pair alone (its end is the walk's
+                # last place there) unless its mapping is read back anyway
+                if frame.edits.direct() or cls is not ev.MappingStartEvent:
+                    frame.edits.changes[frame.key] = REPLACE
+                    remaining += 1 + (not frame.edits.direct()) - sub.pending()
+                else:
+                    frame.edits.changes[frame.key] = FLOW
+                    remaining += 2 - sub.pending()  # the pair's span and its site
                 sub = None
             mark = event.start_mark
             frames.append(_Frame(sub, False if cls is ev.MappingStartEvent else None, mark.index, mark.column))
@@ -179,7 +190,7 @@ def locate(text: str, edits: Edits, entry: bool = False
                 sites.append(Site(text.rfind("\n", 0, done.start) + 1, done.start, done.pairs_end, order, node,
                                   done.column))
                 remaining -= 1
-            remaining -= _value_done(frames[-1] if frames else None, event, text, out)
+            remaining -= _value_done(frames[-1] if frames else None, event, text, out, sites, len(frames))
     return out, sites
 
 
@@ -192,9 +203,10 @@ def _line_end(text: str, index: int) -> int:
     return len(text) if nl < 0 else nl + 1
 
 
-def _value_done(frame: _Frame | None, event: Any, text: str, out: list[tuple[int, int, str, Any]]) -> int:
-    """A mapping value ended: record the pair's span if it is edited (returns 1), and where the
-    mapping's pairs end."""
+def _value_done(frame: _Frame | None, event: Any, text: str, out: list[tuple[int, int, str, Any]],
+                sites: list[Site], depth: int) -> int:
+    """A mapping value ended: record the pair's span if it is edited (returns 1; 2 for a FLOW pair, also
+    recorded as a site), and where the mapping's pairs end. ``depth``: how many frames are open."""
     if frame is None or frame.in_value is not True:
         return 0
     frame.in_value = False
@@ -203,10 +215,14 @@ def _value_done(frame: _Frame | None, event: Any, text: str, out: list[tuple[int
     frame.pairs_end = end
     node = frame.edits
     edit = node.changes.get(key) if node is not None and isinstance(key, str) else None
-    if edit == REPLACE or edit == REMOVE:
+    if edit == REPLACE or edit == REMOVE or edit == FLOW:
         assert node is not None and key is not None
         out.append((key_start, end, edit, ({key: node.new.get(key)}, column, node.new)))
-        return 1
+        if edit != FLOW:
+            return 1
+        # ordered before any insertion of an enclosing mapping at the same point (as its mapping's site would be)
+        sites.append(Site(text.rfind("\n", 0, key_start) + 1, key_start, end, end - depth, node, column, key))
+        return 2
     return 0
 
 
@@ -223,19 +239,24 @@ class SiteRead(NamedTuple):
     None: it cannot be read on its own). ``key`` is its text up to what closes it, with its column, when that
     determines the value too: every pair we wrote there is blanked (its value is ``null`` whatever it is), so
     the rest is source text, and the same text in the same place of a trusted source means the same value.
-    None otherwise (a value we wrote could be written wrongly as another value's text)."""
+    None otherwise (a value we wrote could be written wrongly as another value's text). ``pair``: the site is
+    that FLOW pair of ``node``'s mapping (read as a one-pair mapping)."""
 
-    key: tuple[int, str] | None
+    key: tuple[int, str, str | None] | None
     skeleton: str
     lo: int
     hi: int
     column: int
     node: Edits
     blanked: frozenset[tuple[int, str]]
+    pair: str | None = None
 
     def entry(self) -> tuple[str, dict[str, Any]] | None:
-        entry = _site_text(self.skeleton, self.lo, self.hi, self.column)
-        return None if entry is None else (entry, _blanked(self.node, self.blanked))
+        entry = _site_text(self.skeleton, self.lo, self.hi, self.column, self.pair is not None)
+        if entry is None:
+            return None
+        value = _blanked(self.node, self.blanked)
+        return entry, value if self.pair is None else {self.pair: value[self.pair]}
 
 
 class Spliced:
@@ -281,14 +302,14 @@ class Spliced:
         skeleton_text = "".join(skel)
         frozen = frozenset(blanked)
         reads = []
-        for line_start, _, end, order, node, column in self._sites:  # Site's fields
+        for line_start, _, end, order, node, column, pair in self._sites:  # Site's fields
             lo = bisect_left(keys, (line_start, line_start))
             hi = bisect_right(keys, (end, order))
             lo = line_start + (shifts[lo - 1] if lo else 0)
             hi = end + (shifts[hi - 1] if hi else 0)
             # lines start alike in the text and its skeleton: the closing line is checked on either
-            key = (column, skeleton_text[lo:_closing(skeleton_text, hi)]) if shareable else None
-            reads.append(SiteRead(key, skeleton_text, lo, hi, column, node, frozen))
+            key = (column, skeleton_text[lo:_closing(skeleton_text, hi)], pair) if shareable else None
+            reads.append(SiteRead(key, skeleton_text, lo, hi, column, node, frozen, pair))
         return reads
 
 
@@ -340,7 +361,7 @@ def splice_checked(text: str, old: dict[str, Any], new: dict[str, Any], e: Emitt
             prefix = text[line_start:start]
             if not prefix.strip(" "):
                 start = line_start
-            elif kind == REPLACE and _entry_prefix(prefix):  # "- key: ..." (first key of a list entry): keep "- "
+            elif kind != REMOVE and _entry_prefix(prefix):  # "- key: ..." (first key of a list entry): keep "- "
                 replacement, cut = replacement[column:], column
             else:  # an explicit key ("? key"), or anything else before the key
                 return None
@@ -374,16 +395,29 @@ def _closing(text: str, at: int) -> int:
 _INLINE = (str, int, float, bool, type(None))
 
 
+def _inline(v: Any) -> bool:
+    return type(v) in _INLINE and not (type(v) is str and "\n" in v)
+
+
 def _blank(e: Emitter, pairs: dict[str, Any], column: int, cut: int, written: str) -> str | None:
     """``written`` (the text of ``pairs``) with ``null`` for each value, when it is exactly one line
-    ``key: form`` per pair with the forms the emitter reads back on their own; else None."""
+    ``key: form`` per pair with the forms the emitter reads back on their own, or for a mapping of such
+    values (a pinned matcher), ``key:`` and those lines two columns deeper; else None."""
     pad = " " * column
     lines = []
     blanks = []
     for k, v in pairs.items():
-        if type(v) not in _INLINE or type(v) is str and "\n" in v:
-            return None
         key = e.key(k)
+        if type(v) is dict and v and all(map(_inline, v.values())):
+            lines.append(f"{pad}{key}:\n")
+            blanks.append(f"{pad}{key}:\n")
+            for k2, v2 in v.items():
+                key2 = e.key(k2)
+                lines.append(f"{pad}  {key2}: {e.scalar(v2)}\n")
+                blanks.append(f"{pad}  {key2}: null\n")
+            continue
+        if not _inline(v):
+            return None
         lines.append(f"{pad}{key}: {e.scalar(v)}\n")
         blanks.append(f"{pad}{key}: null\n")
     if "".join(lines)[cut:] != written:
@@ -392,7 +426,8 @@ def _blank(e: Emitter, pairs: dict[str, Any], column: int, cut: int, written: st
 
 
 def _blanked(node: Edits, blanked: frozenset[tuple[int, str]]) -> dict[str, Any]:
-    """What the skeleton of ``node``'s mapping must read as: its new value, null for the pairs in ``blanked``."""
+    """What the skeleton of ``node``'s mapping must read as: its new value, null for the pairs in ``blanked``
+    (for a mapping value: null for each of its values)."""
     if not blanked:
         return node.new
     out = {}
@@ -401,7 +436,7 @@ def _blanked(node: Edits, blanked: frozenset[tuple[int, str]]) -> dict[str, Any]
         if isinstance(change, Edits):
             value = _blanked(change, blanked)
         elif (id(node.new), key) in blanked:
-            value = None
+            value = {k: None for k in value} if type(value) is dict else None
         out[key] = value
     return out
 
@@ -411,15 +446,19 @@ def _entry_prefix(prefix: str) -> bool:
     return not prefix.replace("- ", "").strip(" ")
 
 
-def _site_text(out: str, lo: int, hi: int, column: int) -> str | None:
+def _site_text(out: str, lo: int, hi: int, column: int, pair: bool = False) -> str | None:
     """The mapping whose lines are ``out[lo:hi]`` (keys at ``column``) as a ``- `` entry (keys at column 2), with
     the blank lines after it; None unless every line is indented at least to ``column`` and the line after the blank
     ones closes the mapping in any context: the end, a comment at most at ``column``, or content left of it
-    (a line that could belong to the mapping's last value, or be read differently alone, never passes)."""
+    (a line that could belong to the mapping's last value, or be read differently alone, never passes).
+    With ``pair`` the lines are one pair of a longer mapping, its key at ``column``: content at ``column`` (the
+    next key) closes it too."""
     if hi > len(out) or (hi and out[hi - 1] != "\n"):
         return None
     lines = out[lo:hi].split("\n")
     lines.pop()  # after the last line break
+    if pair and lines[0][column:column + 1] in ("", " "):  # its key must stand at its mapping's column
+        return None
     pad = " " * column
     doc = ["- " + lines[0][column:]]
     for line in lines[1:]:
@@ -436,7 +475,7 @@ def _site_text(out: str, lo: int, hi: int, column: int) -> str | None:
         body = line.lstrip(" ")
         if body:
             indent = len(line) - len(body)
-            if indent < column and body[0] != "\t" or body[0] == "#" and indent <= column:
+            if indent < column + pair and body[0] != "\t" or body[0] == "#" and indent <= column:
                 break
             return None
         doc.append("  " + line[column:] if len(line) > column else "")

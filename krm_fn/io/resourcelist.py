@@ -501,20 +501,24 @@ def _item_text(rl: ResourceList, e: Emitter, item: OutItem, as_entry: bool, read
 def _owe(done: Spliced, text: str, trusted: bool, as_entry: bool, item: Obj, reads: ReadBacks,
          owner: int) -> str | None:
     """``text`` (spliced as ``done``): on a trusted source text its edited mappings are read back, else all of
-    it; None when an edited mapping cannot be read back on its own."""
-    if not trusted:
-        reads.add(text if as_entry else _item_as_entry(text), item, owner, ordered=False)
-        return text
-    for site in done.reads():
+    it; None when an edited mapping cannot be read back on its own. A rewritten flow-map pair that cannot be
+    read back on its own has the whole text read back instead."""
+    whole = not trusted
+    for site in () if whole else done.reads():
         joined = reads.join(site.key, owner) if site.key is not None else None
         if joined is None:
             read = site.entry()
             if read is None:
                 reads.unreadable(site.key)
+                joined = False
+            else:
+                reads.add(read[0], read[1], owner, ordered=False, key=site.key)
+        if joined is False:
+            if site.pair is None:
                 return None
-            reads.add(read[0], read[1], owner, ordered=False, key=site.key)
-        elif not joined:
-            return None
+            whole = True
+    if whole:
+        reads.add(text if as_entry else _item_as_entry(text), item, owner, ordered=False)
     return text
 
 

@@ -13,12 +13,13 @@ each is proven to mean that object before it is written (``krm_fn/io/resourcelis
   after that proven to close it (see ``patch._site_text``); the rest of the item is the trusted source text.
   A pair we wrote as ``key: <one-line scalar>`` is read there with ``null`` for the scalar (whose form is read
   back with the emitter's), so the same mapping text in the same place — a matcher pinned on ten thousand
-  VMs — is read once per batch (:meth:`ReadBacks.join`). A splice on a text that is not trusted as above is
-  read back whole.
+  VMs — is read once per batch (:meth:`ReadBacks.join`). A flow map rewritten as a block pair is read back as
+  that pair alone, up to the next key (``patch.FLOW``), or with its whole item when it cannot be. A splice on a
+  text that is not trusted as above is read back whole.
 * **Freshly emitted text** (:class:`krm_fn.io.emitter.Emitter`): its block structure is fixed by construction
   (a key at the mapping's column, nested values two columns deeper, compact ``- `` entries); what the emitter
-  chooses per value — the form of each scalar, key and block scalar — is read back once per distinct value and
-  run (:func:`check_emitted`). Reading every emitted item whole would cost more than the rest of a 10k-VM
+  chooses per value — the form of each scalar, key and block scalar (in each place it is written) — is read
+  back once per distinct value and run (:func:`check_emitted`). Reading every emitted item whole would cost more than the rest of a 10k-VM
   render (``bench/verify_cost.py`` measures both).
 
 Reading back uses the reference loader (:mod:`krm_fn.io.loader`), or for batches of ``- `` entries and of
@@ -199,8 +200,9 @@ def _read_entry(entry: str) -> Any:
 
 def check_emitted(owed: list[tuple[str, Any, Any]]) -> None:
     """Read back every ``(position, text, value)`` an emitter owes (see ``Emitter.take_owed``): ``"v"`` a one-line
-    scalar, ``"k"`` a mapping key, ``"b"`` a block scalar (as a sequence entry and as a mapping value: the two
-    places we write one). One sequence document for all; on a failure each is read alone to name it (WriteError).
+    scalar, ``"k"`` a mapping key, ``"be"`` / ``"bm"`` a block scalar as a sequence entry / as a mapping value (the
+    two places we write one, each read where it was written). One sequence document for all; on a failure each
+    is read alone to name it (WriteError).
 
     A one-line scalar is read as a sequence entry (``- x``): in block context libyaml scans a plain or quoted
     scalar alike after ``- `` and after ``key: `` (only flow context and indentation change the scan)."""
@@ -215,10 +217,10 @@ def check_emitted(owed: list[tuple[str, Any, Any]]) -> None:
         if position == "k":
             others.append((f"- {text}: 0\n", {value: 0}, record))
             masked.append(others[-1][0])
-        elif position == "b":
-            others.append((f"- {text[0]}", value, record))
-            others.append((f"- v: {text[1]}", {"v": value}, record))
-            masked += [f"- {_blanked(text[0], '  ')}", f"- v: {_blanked(text[1], '    ')}"]
+        elif position in ("be", "bm"):
+            probe, scan = block_probe(position, text)
+            others.append((probe, value if position == "be" else {"v": value}, record))
+            masked.append(scan)
     wanted += [want for _, want, _ in others]
     head = "- " + "\n- ".join(forms) + "\n" if forms else ""
     batch = head + "".join(probe for probe, _, _ in others)
@@ -240,8 +242,7 @@ def check_emitted(owed: list[tuple[str, Any, Any]]) -> None:
         got = _read_entry(probe)
         if got is _FAILED or not same(got, want):
             what = "key" if position == "k" else "value"
-            shown = text[1] if position == "b" else text
-            raise WriteError(f"internal error: the {what} {_short(value)} would be written as {_short(shown)}, "
+            raise WriteError(f"internal error: the {what} {_short(value)} would be written as {_short(text)}, "
                              "which does not read back the same; nothing was written")
     raise WriteError("internal error: emitted scalars do not read back together; nothing was written")
 
@@ -255,6 +256,14 @@ def _read_back(values: Any, wanted: list[Any]) -> bool:
     if values == wanted and list(map(type, values)) == list(map(type, wanted)):
         return True
     return all(same(got, want) for got, want in zip(values, wanted, strict=True))
+
+
+def block_probe(place: str, text: str) -> tuple[str, str]:
+    """The ``- `` entry that reads back a block scalar's text owed at ``place`` (``"be"``: as the entry itself,
+    ``"bm"``: as the value of ``v``), and the lane's scan of it (:func:`_blanked`)."""
+    if place == "be":
+        return f"- {text}", f"- {_blanked(text, '  ')}"
+    return f"- v: {text}", f"- v: {_blanked(text, '    ')}"
 
 
 def _blanked(block: str, content_indent: str) -> str:

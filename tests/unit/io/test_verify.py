@@ -306,8 +306,13 @@ def _fresh_entry(item: dict[str, Any]) -> str:
     return e.text()
 
 
-def test_a_wrong_splice_is_replaced_by_a_fresh_emit(monkeypatch: pytest.MonkeyPatch) -> None:
-    rl = parse_resource_list(HEAD + VM)
+# a matcher written as a flow map (issue 22): the rewritten pair is a site of its own, not its whole mapping
+FLOW_VM = VM.replace("    instancetype:\n      name: u1.medium\n", "    instancetype: {name: u1.medium}\n")
+
+
+@pytest.mark.parametrize("layout", [VM, FLOW_VM], ids=["block", "flow"])
+def test_a_wrong_splice_is_replaced_by_a_fresh_emit(monkeypatch: pytest.MonkeyPatch, layout: str) -> None:
+    rl = parse_resource_list(HEAD + layout)
     new = _pinned(rl)
     assert "    instancetype:\n      name: u1.medium\n      kind:" in dump_resource_list(rl, [new], [])  # spliced
     monkeypatch.setattr(patch_module, "_emit_pairs", _shifted_pairs(patch_module._emit_pairs))
@@ -324,6 +329,43 @@ def test_a_wrong_splice_in_a_stream_is_replaced_by_a_fresh_emit(monkeypatch: pyt
     out = dump_stream(rl, [new])
     assert read_all(out) == [new]
     assert document_texts(rl, [new]) == [out]
+
+
+def _flow_reads(name: str, revision: str) -> list[Any]:
+    text = FLOW_VM.replace("vm1", name)
+    old = read(text)[0]
+    new = copy.deepcopy(old)
+    new["spec"]["instancetype"].update(kind="VirtualMachineClusterInstancetype", revisionName=revision)
+    done = patch_module.splice_checked(text, old, new, Emitter(), entry=True)
+    assert done is not None and read(done.text) == [new]
+    return done.reads()
+
+
+def test_a_pinned_flow_map_is_read_back_alone_once_per_batch() -> None:
+    first, second = _flow_reads("vm1", "vm1-r-1"), _flow_reads("vm2", "vm2-r-7")
+    assert [site.pair for site in first] == ["instancetype"]
+    assert first[0].key is not None and first[0].key == second[0].key  # the same text on every VM: read once
+    entry = first[0].entry()
+    assert entry is not None
+    text, value = entry
+    assert read(text) == [value] == [{"instancetype": dict.fromkeys(("name", "kind", "revisionName"))}]
+
+
+@pytest.mark.parametrize("wrong", [False, True])
+def test_a_flow_map_pair_not_readable_alone_has_its_item_read_whole(monkeypatch: pytest.MonkeyPatch,
+                                                                     wrong: bool) -> None:
+    # a comment deeper than the key after the pair: the pair alone does not prove where its value ends
+    rl = parse_resource_list(HEAD + FLOW_VM.replace("{name: u1.medium}\n", "{name: u1.medium}\n        # sized\n"))
+    new = _pinned(rl)
+    owed: list[str] = []
+    add = ReadBacks.add
+    monkeypatch.setattr(ReadBacks, "add", lambda self, entry, *a, **k: (owed.append(entry), add(self, entry, *a, **k)))
+    if wrong:
+        monkeypatch.setattr(patch_module, "_emit_pairs", _shifted_pairs(patch_module._emit_pairs))
+    out = dump_resource_list(rl, [new], [])
+    assert read(out)["items"] == [new]
+    assert any(entry.startswith("- apiVersion: kubevirt.io/v1\n") and "# sized" in entry for entry in owed)
+    assert ("# sized" in out) is not wrong  # kept when the whole item reads back as the new object, else emitted
 
 
 def test_a_wrong_copy_is_replaced_by_a_fresh_emit(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -425,7 +467,7 @@ def test_emitted_forms_read_back_as_their_values() -> None:
     value = {"s" + str(i): v for i, v in enumerate(TRICKY)} | {str(v): 0 for v in TRICKY} | {"seq": TRICKY}
     e.mapping(value, "")
     owed = e.take_owed()
-    assert {p for p, _, _ in owed} == {"v", "k", "b"}
+    assert {p for p, _, _ in owed} == {"v", "k", "be", "bm"}  # block scalars as a value and in "seq"
     check_emitted(owed)  # raises if any form reads back as something else
     assert same(read(e.text()), value)
 
