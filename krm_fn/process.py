@@ -19,6 +19,7 @@ from krm_fn.config import Config, load
 from krm_fn.errors import ConfigError, FnError, InputError, shown
 from krm_fn.io.resourcelist import ResourceList, dump_resource_list, parse_resource_list
 from krm_fn.kube import kpt_annotations
+from krm_fn.kube.meta import annotations_of
 from krm_fn.kube.api import ANN_PACKAGE_PATH, KIND_CATALOG
 from krm_fn.kube.identity import ObjectId, object_id
 from krm_fn.kube.paths import FieldPath, Obj, dotted, iter_objects
@@ -429,19 +430,13 @@ def upsert(items: list[Obj], generated: Sequence[Obj], directory: str) -> list[O
         at = position.get(key)
         if at is not None:
             existing = out[at]
-            merged = _with_annotations(obj, {**_annotations(obj), **_annotations(existing)})
+            merged = _with_annotations(obj, {**annotations_of(obj), **annotations_of(existing)})
             if merged != existing:
                 out[at] = merged
             continue
-        out.append(_with_annotations(obj, {**_annotations(obj), **files.place(default_file(obj, directory))}))
+        out.append(_with_annotations(obj, {**annotations_of(obj), **files.place(default_file(obj, directory))}))
         position[key] = len(out) - 1
     return out
-
-
-def _annotations(obj: Obj) -> dict[str, Any]:
-    md = obj.get("metadata")
-    ann = md.get("annotations") if isinstance(md, dict) else None
-    return ann if isinstance(ann, dict) else {}
 
 
 def _with_annotations(obj: Obj, annotations: dict[str, Any]) -> Obj:
