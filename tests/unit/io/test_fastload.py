@@ -792,10 +792,11 @@ def test_block_scalars_read_back_without_the_loader(monkeypatch: pytest.MonkeyPa
 
 
 @settings(max_examples=count(100, 300), deadline=None, database=None)
-@given(st.lists(st.text(alphabet="ab *&!%#|>-:.'\"\n\t0y", max_size=40), min_size=1, max_size=4))
+@given(st.lists(st.text(alphabet="ab *&!%#|>-:.'\"\n\t0y[]{},", max_size=40), min_size=1, max_size=4))
 def test_emitted_block_scalars_read_by_the_lane_as_by_the_loader(values: list[str]) -> None:
-    """The blanked scan lets block scalars with any content through the lane: each batch must still read
-    as the loader reads it (and as what was emitted)."""
+    """The blanked scan lets block scalars with any content through the lane, flow-like text included
+    (cloud-init's ``runcmd: - [systemctl, ...]``): each batch must still read as the loader reads it (and as
+    what was emitted)."""
     e = Emitter()
     e.mapping({f"k{i}": v + "\n" for i, v in enumerate(values)}, "")
     e.sequence([v + "\n" for v in values], "")  # the other place a block scalar is written

@@ -8,13 +8,9 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from krm_fn.io import fastload, verify
 from krm_fn.io.emitter import Emitter
-from krm_fn.io.loader import load_documents
-from tests.unit.io.test_fastload import same
 
 CLOUD_INIT = "#cloud-config\nhostname: vm-1\nruncmd:\n  - [systemctl, enable, --now, qemu-guest-agent]\n"
 
@@ -41,24 +37,6 @@ def test_a_line_that_ends_the_block_is_scanned() -> None:
     """A line not indented as content ends the block scalar: it is kept in the scan, so its flow is seen."""
     text = "- |-\n  a\n- [b: c]\n"
     assert fastload.load_plain(text, scan="- " + verify._blanked(text[2:], "  ")) is None
-
-
-@settings(max_examples=300, deadline=None, derandomize=True, database=None)
-@given(st.lists(st.text(alphabet="ab []{},:*&#|>-\"'\n0y", max_size=40), min_size=1, max_size=4))
-def test_flow_like_block_scalars_read_by_the_lane_as_by_the_loader(values: list[str]) -> None:
-    e = Emitter()
-    e.mapping({f"k{i}": v + "\n" for i, v in enumerate(values)}, "")
-    e.sequence([v + "\n" for v in values], "")  # the other place a block scalar is written
-    owed = e.take_owed()
-    verify.check_emitted(owed)
-    for position, text, _ in owed:
-        if position in ("be", "bm"):
-            _lane_agrees(*verify.block_probe(position, text))
-
-
-def _lane_agrees(probe: str, scan: str) -> None:
-    fast = fastload.load_plain(probe, scan=scan)
-    assert fast is None or same(fast, load_documents(probe)[0].value), probe
 
 
 @pytest.mark.parametrize("token", ["yes", "&a", "0x1", "1_0", ".NaN", "!t"])
