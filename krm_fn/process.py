@@ -157,9 +157,9 @@ def write_items(source: KrmInput | StreamInput, rl: ResourceList, items: list[Ob
         return entry_texts(rl, items)
     from krm_fn import stream
 
-    shown_items = [stream.unannotated(i) for i in items if stream.printed(i, source.config_id)]
-    texts = iter(document_texts(rl, shown_items))
-    return [next(texts) if stream.printed(i, source.config_id) else "" for i in items]
+    shown = [stream.printed(i, source.config_id) for i in items]
+    texts = iter(document_texts(rl, [stream.unannotated(i) for i, s in zip(items, shown, strict=True) if s]))
+    return [next(texts) if s else "" for s in shown]
 
 
 def _size(source: KrmInput | StreamInput) -> int:
