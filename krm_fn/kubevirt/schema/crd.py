@@ -26,9 +26,8 @@ from typing import Any, Final
 from krm_fn.kube.paths import FieldPath, Obj, dotted
 from krm_fn.kube.status import INVALID, REQUIRED, TYPE_INVALID, Cause, field_error, go_number
 from krm_fn.kubevirt.schema import ANY, ARR, GO_INT_RANGES, MAP, OBJ, QTY, SCALAR, Node, open_schema
-from krm_fn.kubevirt.schema.strict import required_fields
+from krm_fn.kubevirt.schema.strict import META_DEF, required_fields
 
-META_DEF: Final = "k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta"
 _INT_OR_STRING: Final = ("integer", "string")
 _JSON_INT_FLOAT: Final = float(1 << 53)
 
