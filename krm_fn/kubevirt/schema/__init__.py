@@ -89,6 +89,15 @@ GO_INT_RANGES: Final[dict[str, tuple[int, int]]] = {
     "int32": (-(1 << 31), (1 << 31) - 1), "int64": (INT64_LOW, INT64_HIGH), "int": (INT64_LOW, INT64_HIGH),
     "uint32": (0, (1 << 32) - 1), "uint64": (0, (1 << 64) - 1), "uint": (0, (1 << 64) - 1),
 }
+_JSON_INTEGER: Final = 2**53
+
+
+def is_json_integer(value: Any) -> bool:
+    """An integer for go-openapi: a float64 with an integral value up to 2^53 (``swag.IsFloat64AJSONInteger``).
+    An integer literal within int64 counts too (the API server writes it back as an integer)."""
+    if type(value) is int:
+        return INT64_LOW <= value <= INT64_HIGH
+    return isinstance(value, float) and value.is_integer() and abs(value) <= _JSON_INTEGER
 
 
 class Schema:

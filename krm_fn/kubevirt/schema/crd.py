@@ -25,12 +25,10 @@ from typing import Any, Final
 
 from krm_fn.kube.paths import FieldPath, Obj, dotted
 from krm_fn.kube.status import INVALID, REQUIRED, TYPE_INVALID, Cause, field_error, go_number
-from krm_fn.kubevirt.schema import ANY, ARR, GO_INT_RANGES, MAP, OBJ, QTY, SCALAR, Node, open_schema
-from krm_fn.kubevirt.schema.strict import required_fields
+from krm_fn.kubevirt.schema import ANY, ARR, GO_INT_RANGES, MAP, OBJ, QTY, SCALAR, Node, is_json_integer, open_schema
+from krm_fn.kubevirt.schema.strict import META_DEF, required_fields
 
-META_DEF: Final = "k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta"
 _INT_OR_STRING: Final = ("integer", "string")
-_JSON_INT_FLOAT: Final = float(1 << 53)
 
 
 def definition(name: str) -> Node:
@@ -46,10 +44,8 @@ def openapi_type(value: Any) -> str:
         return "null"
     if isinstance(value, bool):
         return "boolean"
-    if isinstance(value, int):
-        return "integer" if GO_INT_RANGES["int64"][0] <= value <= GO_INT_RANGES["int64"][1] else "number"
-    if isinstance(value, float):
-        return "integer" if value.is_integer() and abs(value) <= _JSON_INT_FLOAT else "number"
+    if isinstance(value, (int, float)):
+        return "integer" if is_json_integer(value) else "number"
     if isinstance(value, str):
         return "string"
     return "array" if isinstance(value, list) else "object"
@@ -185,7 +181,7 @@ def _unknown(value: Any, node: Node, path: FieldPath, found: list[str]) -> None:
 def as_decoded(value: Any, node: Node) -> Any:
     """``value`` as the API server hands it on: without the nulls of non-nullable fields, and with integral
     numbers as integers (YAML's ``2.0`` is JSON's ``2``, sigs.k8s.io/yaml). A copy."""
-    if isinstance(value, float) and value.is_integer() and abs(value) <= _JSON_INT_FLOAT:
+    if isinstance(value, float) and is_json_integer(value):
         return int(value)
     return prune_nulls(value, node)
 

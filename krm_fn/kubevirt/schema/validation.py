@@ -27,12 +27,10 @@ from krm_fn.kubevirt.schema import (
     Check,
     Node,
     compiled,
+    is_json_integer,
     open_schema,
     spec_schema,
 )
-
-# go-openapi takes a float for an integer only up to 2^53 (swag.IsFloat64AJSONInteger)
-_JSON_INTEGER: Final = 2**53
 
 
 # --- validation -------------------------------------------------------------------------------
@@ -127,7 +125,7 @@ def _type_problem(value: Any, node: Node) -> str | None:
     vt = type(value)
     data_type = _JSON_TYPE.get(vt, "number")
     data_format = "double" if data_type == "number" else ""
-    integral = data_type == "number" and "integer" in types and _is_json_integer(value, fmt)
+    integral = data_type == "number" and "integer" in types and is_json_integer(value)
     if vt is not str and vt is not list and fmt and not (data_type in types or data_format == fmt or integral):
         return f'{fmt}: "{data_format}"'
     if fmt and (vt is str or vt is list) and "number" not in types and "integer" not in types:
@@ -135,14 +133,6 @@ def _type_problem(value: Any, node: Node) -> str | None:
     if data_type in types or integral:
         return None
     return f'{",".join(types)}: "{data_type}"'
-
-
-def _is_json_integer(value: Any, fmt: str) -> bool:
-    """An integer for go-openapi: a float64 with an integral value up to 2^53 (``swag.IsFloat64AJSONInteger``).
-    An integer literal within int64 counts too (the API server writes it back as an integer)."""
-    if type(value) is int:
-        return INT64_LOW <= value <= INT64_HIGH
-    return isinstance(value, float) and value.is_integer() and abs(value) <= _JSON_INTEGER
 
 
 def _child(field: str, key: str) -> str:
