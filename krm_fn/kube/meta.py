@@ -127,7 +127,8 @@ def qualified_name_errors(value: str) -> list[str]:
         if not parts[0]:
             errs.append("prefix part must be non-empty")
         else:
-            errs += ["prefix part " + m for m in dns_subdomain_errors(parts[0])]
+            for message in dns_subdomain_errors(parts[0]):
+                errs.append("prefix part " + message)
     if not name:
         errs.append("name part must be non-empty")
     elif len(name) > 63:
@@ -145,6 +146,13 @@ def label_value_errors(value: str) -> list[str]:
     return errs
 
 
+def _invalid(out: list[Cause], field: str, value: Any, messages: list[str]) -> None:
+    """Appends an ``Invalid`` cause at ``field`` for each of ``messages`` (a plain loop: no comprehension is made
+    per key when, as on nearly every VM, there is no message)."""
+    for message in messages:
+        out.append(field_error(INVALID, field, value, message))
+
+
 def object_meta_causes(meta: dict[str, Any], namespaced: bool) -> list[Cause]:
     """``ValidateObjectMetaAccessor(meta, namespaced, NameIsDNSSubdomain, "metadata")`` on decoded metadata (string
     fields are strings, labels and annotations maps of strings), as the API server words each error. A
@@ -154,17 +162,17 @@ def object_meta_causes(meta: dict[str, Any], namespaced: bool) -> list[Cause]:
     name = meta.get("name") or ""
     if generate:
         masked = generate[:-1] + "a" if generate.endswith("-") else generate  # maskTrailingDash
-        out += [field_error(INVALID, "metadata.generateName", generate, m) for m in dns_subdomain_errors(masked)]
+        _invalid(out, "metadata.generateName", generate, dns_subdomain_errors(masked))
     if not name and not generate:
         out.append(field_error(REQUIRED, "metadata.name", detail="name or generateName is required"))
     elif name:
-        out += [field_error(INVALID, "metadata.name", name, m) for m in dns_subdomain_errors(name)]
+        _invalid(out, "metadata.name", name, dns_subdomain_errors(name))
     namespace = meta.get("namespace") or ""
     if namespaced:
         if not namespace:
             out.append(field_error(REQUIRED, "metadata.namespace"))
-        out += [field_error(INVALID, "metadata.namespace", namespace, m)
-                for m in (dns_label_errors(namespace) if namespace else ())]
+        else:
+            _invalid(out, "metadata.namespace", namespace, dns_label_errors(namespace))
     elif namespace:
         out.append(field_error(FORBIDDEN, "metadata.namespace", detail="not allowed on this type"))
     generation = meta.get("generation")
@@ -172,11 +180,11 @@ def object_meta_causes(meta: dict[str, Any], namespaced: bool) -> list[Cause]:
         out.append(field_error(INVALID, "metadata.generation", generation, "must be greater than or equal to 0"))
     labels = meta.get("labels") or {}
     for key in sorted(labels):
-        out += [field_error(INVALID, "metadata.labels", key, m) for m in qualified_name_errors(key)]
-        out += [field_error(INVALID, "metadata.labels", labels[key], m) for m in label_value_errors(labels[key])]
+        _invalid(out, "metadata.labels", key, qualified_name_errors(key))
+        _invalid(out, "metadata.labels", labels[key], label_value_errors(labels[key]))
     annotations = meta.get("annotations") or {}
     for key in sorted(annotations):
-        out += [field_error(INVALID, "metadata.annotations", key, m) for m in qualified_name_errors(key.lower())]
+        _invalid(out, "metadata.annotations", key, qualified_name_errors(key.lower()))
     if sum(len(k) + len(v) for k, v in annotations.items()) > _MAX_ANNOTATIONS_SIZE:
         out.append(field_error(TOO_LONG, "metadata.annotations",
                                detail=f"may not be more than {_MAX_ANNOTATIONS_SIZE} bytes"))
