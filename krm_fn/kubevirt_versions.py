@@ -20,12 +20,15 @@ from typing import Final, Literal, NamedTuple
 from krm_fn.errors import FnError
 
 # the keys of RELEASES (a test checks), for the config loader: ``Literal`` is how a setting lists its values
-KubevirtVersion = Literal["v1.9", "v1.10"]
+KubevirtVersion = Literal["v1.5", "v1.6", "v1.7", "v1.8", "v1.9", "v1.10"]
 
 
 class Release(NamedTuple):
     object_version: str
     builtins: Mapping[str, str]
+    # the upstream tag whose code and API the row reproduces (shared/reference/kubevirt-releases/<tag>,
+    # shared/conformance-releases/<tag>; ``main`` stands for upstream main, which answers as v1.9.0)
+    tag: str
 
 
 # release line -> builtin -> the version its virt-operator embeds and creates cluster-wide (the bundles of the
@@ -40,8 +43,12 @@ DEPLOYED: Final[Mapping[str, Mapping[str, str]]] = {
 }
 
 RELEASES: Final[Mapping[str, Release]] = {
-    "v1.9": Release(object_version="v1beta1", builtins=DEPLOYED["v1.9"]),
-    "v1.10": Release(object_version="v1beta1", builtins=DEPLOYED["v1.10"]),
+    "v1.5": Release(object_version="v1beta1", builtins=DEPLOYED["v1.5"], tag="v1.5.3"),
+    "v1.6": Release(object_version="v1beta1", builtins=DEPLOYED["v1.6"], tag="v1.6.6"),
+    "v1.7": Release(object_version="v1beta1", builtins=DEPLOYED["v1.7"], tag="v1.7.4"),
+    "v1.8": Release(object_version="v1beta1", builtins=DEPLOYED["v1.8"], tag="v1.8.4"),
+    "v1.9": Release(object_version="v1beta1", builtins=DEPLOYED["v1.9"], tag="v1.9.0"),
+    "v1.10": Release(object_version="v1beta1", builtins=DEPLOYED["v1.10"], tag="main"),
 }
 DEFAULT: Final[KubevirtVersion] = "v1.9"  # the latest release
 

@@ -47,8 +47,8 @@ def test_every_release_names_a_version_its_builtins_have(version: str) -> None:
 
 def test_an_unknown_release_is_an_error_with_its_field() -> None:
     with pytest.raises(FnError) as err:
-        release("v1.8")
-    assert err.value.field_path == "spec.kubevirtVersion" and "known: v1.9, v1.10" in err.value.message
+        release("v1.4")
+    assert err.value.field_path == "spec.kubevirtVersion" and "known: v1.5, v1.6, v1.7, v1.8, v1.9, v1.10" in err.value.message
 
 
 @pytest.mark.parametrize("fn_config", [
@@ -57,13 +57,13 @@ def test_an_unknown_release_is_an_error_with_its_field() -> None:
 ])
 def test_config(fn_config: dict[str, Any]) -> None:
     assert load(fn_config).spec.kubevirt_version == "v1.10"
-    bad = json.loads(json.dumps(fn_config).replace("v1.10", "v1.8"))
-    with pytest.raises(ConfigError, match=r"kubevirtVersion: must be one of v1.9, v1.10; got 'v1.8'"):
+    bad = json.loads(json.dumps(fn_config).replace("v1.10", "v1.4"))
+    with pytest.raises(ConfigError, match=r"kubevirtVersion: must be one of v1.5, v1.6, v1.7, v1.8, v1.9, v1.10; got 'v1.4'"):
         load(bad)
 
 
 def test_the_table_drives_the_object_version_of_pinned_revisions(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(RELEASES, "v1.10", Release("v9test", RELEASES["v1.10"].builtins))
+    monkeypatch.setitem(RELEASES, "v1.10", RELEASES["v1.10"]._replace(object_version="v9test"))
     vm = make_vm(instancetype={"name": "it"})
     out, results = render([instancetype(), vm], RendererSpec(kubevirt_version="v1.10"), [])
     cr = out[2]
