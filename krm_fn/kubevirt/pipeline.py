@@ -32,6 +32,7 @@ from krm_fn.kubevirt.schema.validation import schema_errors
 from krm_fn.kubevirt.vmcopy import expand_copy
 from krm_fn.kubevirt.webhooks.vm.admitter import admit, conflicts_rejection, requirements_rejection, spread_rejection
 from krm_fn.kubevirt.webhooks.vm.mutator import mutate, persist_preferences
+from krm_fn.kubevirt_versions import Release, release as release_row
 
 VM_DEFINITION: Final = "v1.VirtualMachine"
 
@@ -82,10 +83,14 @@ def check_schema(vm: Obj) -> Rejection | None:
 
 
 def vm_stages(vm: Obj, index: Index, cluster: ClusterConfig, caches: Caches | None = None,
-              found: Matches | None = None) -> VmStages:
+              found: Matches | None = None, release: Release | None = None) -> VmStages:
     """The whole pipeline for one VM; never mutates ``vm``. ``caches``: the render's (else this VM's own).
     ``found``: ``vm``'s matches when the caller looked them up already
-    (:func:`krm_fn.kubevirt.find.find_matches`), else they are looked up here."""
+    (:func:`krm_fn.kubevirt.find.find_matches`), else they are looked up here. ``release``: the row of the
+    KubeVirt release whose answer is wanted (``krm_fn.kubevirt_versions``; default the newest): every stage
+    reads its behaviour switches from it."""
+    if release is None:
+        release = release_row(None)
     rejection = check_schema(vm)
     if rejection:
         return VmStages(found or {}, rejection=rejection)

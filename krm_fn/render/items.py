@@ -28,6 +28,7 @@ from krm_fn.render.pinning import Pinning, unpinned
 from krm_fn.render.rendered import Rendered
 from krm_fn.render.spec import RendererSpec
 from krm_fn.results import Result
+from krm_fn.kubevirt_versions import release
 
 
 class ItemRenderer:
@@ -39,6 +40,7 @@ class ItemRenderer:
         self.caches = Caches()  # this render's, shared by every VM
         self.hints: HintCache = {}
         self.pinning = Pinning(spec.revisions, spec.kubevirt_version, index, items)
+        self.release = release(spec.kubevirt_version)  # the KubeVirt release whose answer is rendered
 
     def render(self, item: Obj) -> Rendered[Obj]:
         done: Rendered[Obj] = Rendered(item, [], [])
@@ -125,7 +127,8 @@ class ItemRenderer:
         if problem is None:
             if mode != "expand" and self.pinning.report_missing_pins(checked, done.results):
                 return vm
-            stages: VmStages = vm_stages(checked, self.index, self.spec.cluster, self.caches, found)
+            stages: VmStages = vm_stages(checked, self.index, self.spec.cluster, self.caches, found,
+                                         self.release)
             if stages.rejection is not None:
                 r = stages.rejection
                 done.results.append(Result.for_object(r.message, vm, field_path=r.field_path,
