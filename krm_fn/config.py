@@ -29,6 +29,7 @@ from krm_fn.kube import kpt_annotations
 from krm_fn.kube.api import FN_API_VERSION, FN_GROUP, KIND_CATALOG, KIND_RENDERER
 from krm_fn.kube.identity import group_of
 from krm_fn.kube.paths import Obj
+from krm_fn.render.spec import RendererSpec
 
 Problems = list[tuple[str, str]]
 
@@ -100,8 +101,6 @@ def metadata_problems(fn_config: Obj) -> Problems:
 def _spec_class(kind: str) -> type[Any]:
     if kind == KIND_CATALOG:
         return CatalogSpec
-    from krm_fn.render.spec import RendererSpec
-
     return RendererSpec
 
 
@@ -336,6 +335,7 @@ FIELD_CHECKS: Final[dict[tuple[type, str], Check]] = {
     (CatalogSpec, "namespace"): _namespace,
     (CatalogSpec, "version"): _label_value,
     (CatalogSpec, "parameters"): _parameters,
+    (RendererSpec, "template_parameters"): _parameters,  # NAME=value, as virttemplatectl process -p takes them
     (ClusterConfig, "architecture"): _architecture,
     (ClusterConfig, "machine_type"): _machine_type,
     (ClusterConfig, "cpu_request"): _cpu_request,

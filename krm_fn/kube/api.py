@@ -25,6 +25,14 @@ VM_API_VERSION = "kubevirt.io/v1"
 VM_API_VERSIONS: Final = frozenset({VM_API_VERSION, "kubevirt.io/v1alpha3"})  # both served, same types
 KIND_VM = "VirtualMachine"
 
+# objects that carry a VM (krm_fn/render/carriers.py): a pool's template, virt-template's and OpenShift's templates
+KIND_POOL = "VirtualMachinePool"
+POOL_API_VERSIONS: Final = frozenset({"pool.kubevirt.io/v1alpha1", "pool.kubevirt.io/v1beta1"})
+KIND_VM_TEMPLATE = "VirtualMachineTemplate"
+VM_TEMPLATE_GROUP = "template.kubevirt.io"
+KIND_OPENSHIFT_TEMPLATE = "Template"
+OPENSHIFT_TEMPLATE_API_VERSION = "template.openshift.io/v1"
+
 INSTANCETYPE_GROUP = "instancetype.kubevirt.io"
 INSTANCETYPE_VERSION = "v1beta1"
 INSTANCETYPE_API_VERSION = "instancetype.kubevirt.io/v1beta1"

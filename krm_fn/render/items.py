@@ -1,7 +1,9 @@
 """One input item through the renderer's mode: a VirtualMachine through KubeVirt's stages
 (:func:`krm_fn.kubevirt.pipeline.vm_stages`), then pinned (``revisions``), replaced by its expansion (``expand``)
 or left as it is (``validate``); a VM KubeVirt would refuse stays unchanged with an error result. Other items
-pass through (a revision of ours gets its Argo CD sync wave; ``List`` wrappers are looked into).
+pass through (a revision of ours gets its Argo CD sync wave; ``List`` wrappers are looked into); the VM that a
+pool or a template carries goes through the mode as KubeVirt would be asked to admit it
+(:mod:`krm_fn.render.carriers`).
 
 A VM's matchers are looked up once (:func:`krm_fn.kubevirt.find.find_matches`): the referenced objects are
 checked on what was found, the pipeline continues from it, and pinning reads it in ``VmStages.found``."""
@@ -23,6 +25,8 @@ from krm_fn.kubevirt.revision import is_instancetype_revision
 from krm_fn.render.revisions import with_sync_wave
 from krm_fn.kubevirt.webhooks.admission import refused
 from krm_fn.render.admission import describe
+from krm_fn.render.carriers import Carried, carried, moved, unchecked, with_pool_spec
+from krm_fn.kube import kpt_annotations
 from krm_fn.render.hints import HintCache, reference_results
 from krm_fn.render.pinning import Pinning, unpinned
 from krm_fn.render.rendered import Rendered
@@ -41,6 +45,8 @@ class ItemRenderer:
         self.hints: HintCache = {}
         self.pinning = Pinning(spec.revisions, spec.kubevirt_version, index, items)
         self.release = release(spec.kubevirt_version)  # the KubeVirt release whose answer is rendered
+        # the renderer's template parameter values (NAME=value), over each template's own
+        self.template_values = dict(p.split("=", 1) for p in spec.template_parameters)
 
     def render(self, item: Obj) -> Rendered[Obj]:
         done: Rendered[Obj] = Rendered(item, [], [])
@@ -53,6 +59,9 @@ class ItemRenderer:
         wave = self.spec.revisions.sync_wave
         if wave is not None and self.spec.mode == "revisions" and is_instancetype_revision(item):
             return with_sync_wave(item, wave)
+        vms = carried(item, self.template_values) if isinstance(item, dict) else None
+        if vms is not None:
+            return self.carrier(item, vms, done)
         wrapped = wrapped_items(item)
         if wrapped is not None:
             inner = [self.item(i, done) for i in wrapped]
@@ -74,6 +83,22 @@ class ItemRenderer:
                 f"cannot render this VirtualMachine ({type(exc).__name__}: {exc}); an object it uses is malformed",
                 vm, tags=(("stage", "input"),)))
             return vm
+
+    def carrier(self, item: Obj, vms: list[Carried], done: Rendered[Obj]) -> Obj:
+        """A pool or template: each VM it carries through the mode, its results moved onto ``item``; a pool
+        takes its VM's spec back (expanded or pinned; the revisions written next to the pool)."""
+        out = item
+        for one in vms:
+            if one.vm is None:
+                done.results.append(unchecked(item, one))
+                continue
+            inner: Rendered[Obj] = Rendered(one.vm, [], [])
+            rendered = self.vm(one.vm, inner)
+            done.results += [moved(r, item, one.path) for r in inner.results]
+            if one.written and rendered is not one.vm:
+                out = with_pool_spec(out, rendered.get("spec"))
+                done.revisions += [(cr, kpt_annotations.file_path(item) or "") for cr, _ in inner.revisions]
+        return out
 
     @staticmethod
     def metadata_problem(vm: Obj) -> tuple[str | None, str] | None:

@@ -49,3 +49,6 @@ class RendererSpec:
     # run the migrate step (legacy flavor/v1alpha objects and revisions -> v1beta1, docs/migrate.md) before the
     # other modes; mode: migrate runs only that step
     migrate: bool = False
+    # template parameter values as NAME=value (``virttemplatectl process -p``), over the values a
+    # VirtualMachineTemplate or OpenShift Template gives (krm_fn.render.carriers)
+    template_parameters: tuple[str, ...] = ()
