@@ -1,0 +1,273 @@
+"""Objects that carry a VM (issue 25, ``krm_fn.render.carriers``): a VirtualMachinePool's template, a
+VirtualMachineTemplate and an OpenShift Template, through the stream core as a user runs them.
+
+Expected values come from the same VM given as a plain VirtualMachine (what KubeVirt would say of each VM the
+carrier makes) or from the inputs the test writes, never from the output under test alone.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from krm_fn.io.inputs import Source
+from krm_fn.io.loader import load_documents
+from krm_fn.process import Options, Output, process_stream
+from krm_fn.results import FileRef, Result
+
+CONFIG = ("apiVersion: kubevirt-krm.dev/v1alpha1\nkind: VirtualMachineRenderer\nmetadata:\n  name: r\n"
+          "spec:\n  mode: {mode}\n{extra}")
+
+SPEC = """\
+      runStrategy: Always
+      instancetype:
+        name: {instancetype}
+      preference:
+        name: fedora
+      template:
+        spec:
+          domain:
+            devices: {{}}
+          volumes:
+            - name: rootdisk
+              containerDisk:
+                image: quay.io/containerdisks/fedora:41
+"""
+
+
+def pool(instancetype: str = "u1.small", version: str = "v1beta1", name: str = "web") -> str:
+    return (f"apiVersion: pool.kubevirt.io/{version}\nkind: VirtualMachinePool\nmetadata:\n  name: {name}\n"
+            f"  namespace: apps\nspec:\n  replicas: 3\n  selector:\n    matchLabels:\n      app: web\n"
+            f"  virtualMachineTemplate:\n    metadata:\n      labels:\n        app: web\n    spec:\n"
+            + SPEC.format(instancetype=instancetype))
+
+
+def vm(name: str = "web", instancetype: str = "u1.small") -> str:
+    """The VM the pool controller makes of ``pool()``'s template (named after the pool, its namespace)."""
+    return (f"apiVersion: kubevirt.io/v1\nkind: VirtualMachine\nmetadata:\n  name: {name}\n  namespace: apps\n"
+            f"  labels:\n    app: web\nspec:\n" + "\n".join(line[2:] for line in
+                                                          SPEC.format(instancetype=instancetype).splitlines()) + "\n")
+
+
+VM_TEMPLATE = """\
+apiVersion: template.kubevirt.io/v1alpha1
+kind: VirtualMachineTemplate
+metadata:
+  name: fedora
+  namespace: apps
+spec:
+  parameters:
+    - name: NAME
+      required: true
+    - name: INSTANCETYPE
+      value: {instancetype}
+  virtualMachine:
+    metadata:
+      name: ${{NAME}}
+      labels:
+        app: web
+    spec:
+      runStrategy: Always
+      instancetype:
+        name: ${{INSTANCETYPE}}
+      preference:
+        name: fedora
+      template:
+        spec:
+          domain:
+            devices: {{}}
+          volumes:
+            - name: rootdisk
+              containerDisk:
+                image: quay.io/containerdisks/fedora:41
+"""
+
+OPENSHIFT_TEMPLATE = """\
+apiVersion: template.openshift.io/v1
+kind: Template
+metadata:
+  name: rhel
+  namespace: apps
+parameters:
+  - name: NAME
+    generate: expression
+    from: "rhel-[a-z]{{8}}"
+  - name: CORES
+    value: "{cores}"
+objects:
+  - apiVersion: v1
+    kind: Secret
+    metadata:
+      name: ${{NAME}}-key
+  - apiVersion: kubevirt.io/v1
+    kind: VirtualMachine
+    metadata:
+      name: ${{NAME}}
+    spec:
+      instancetype:
+        name: u1.small
+      template:
+        metadata:
+          annotations:
+            undeclared: ${{NOT_A_PARAMETER}}
+        spec:
+          domain:
+            cpu:
+              cores: ${{{{CORES}}}}
+            devices: {{}}
+"""
+
+
+def run(files: dict[str, str], mode: str = "validate", extra: str = "") -> Output:
+    sources = [Source(name, text.encode()) for name, text in files.items()]
+    cfg = Source("config file cfg.yaml", CONFIG.format(mode=mode, extra=extra).encode())
+    return process_stream(cfg, sources, Options())
+
+
+def docs(out: Output) -> list[Any]:
+    return [d.value for d in load_documents(out.data.decode())]
+
+
+def about(out: Output, kind: str) -> list[Result]:
+    return [r for r in out.results if r.resource_ref is not None and r.resource_ref.kind == kind]
+
+
+@pytest.mark.parametrize("version", ["v1alpha1", "v1beta1"])
+def test_a_pool_with_a_bad_reference_fails_as_its_vm_does_with_its_file_and_field(version: str) -> None:
+    out = run({"pools.yaml": pool("u1.medium", version, "ok") + "---\n" + pool("u1.nosuch", version)})
+    as_vm = run({"vms.yaml": vm(instancetype="u1.nosuch")})
+    assert out.exit_code == as_vm.exit_code == 1
+    assert out.data == b""  # stream modes write nothing on error
+    expected = [(r.message, r.severity, f"spec.virtualMachineTemplate.{r.field_path}") for r in as_vm.results]
+    assert [(r.message, r.severity, r.field_path) for r in out.results] == expected
+    assert all(r.resource_ref is not None and (r.resource_ref.kind, r.resource_ref.name, r.resource_ref.namespace)
+               == ("VirtualMachinePool", "web", "apps") for r in out.results)
+    assert {r.file for r in out.results} == {FileRef("pools.yaml", 1)}
+    assert any(r.summary().startswith("error: VirtualMachinePool apps/web (pools.yaml) spec.virtualMachineTemplate."
+                                      "spec.instancetype: ") and
+               'virtualmachineclusterinstancetypes.instancetype.kubevirt.io "u1.nosuch" not found' in r.message
+               for r in out.results)
+
+
+@pytest.mark.parametrize("version", ["v1alpha1", "v1beta1"])
+def test_a_pool_is_written_back_unchanged_in_validate_mode(version: str) -> None:
+    text = pool(version=version)
+    out = run({"pools.yaml": text}, "validate")
+    assert out.exit_code == 0 and out.results == []
+    assert out.data.decode() == text
+
+
+def test_expand_mode_writes_the_expanded_spec_into_the_template() -> None:
+    out = run({"pools.yaml": pool()}, "expand")
+    as_vm = run({"vms.yaml": vm()}, "expand")
+    assert out.exit_code == as_vm.exit_code == 0
+    expanded = docs(as_vm)[0]
+    [written] = docs(out)
+    template = written["spec"]["virtualMachineTemplate"]
+    assert template["spec"] == expanded["spec"]
+    assert "instancetype" not in template["spec"] and template["metadata"] == {"labels": {"app": "web"}}
+    assert written["spec"]["replicas"] == 3 and written["metadata"] == {"name": "web", "namespace": "apps"}
+
+
+def test_revisions_mode_pins_the_template_once_for_every_replica() -> None:
+    out = run({"pools.yaml": pool()}, "revisions")
+    as_vm = run({"vms.yaml": vm()}, "revisions")
+    assert out.exit_code == 0 and out.results == []
+    written, *revisions = docs(out)
+    pinned_vm, *vm_revisions = docs(as_vm)
+    assert written["spec"]["virtualMachineTemplate"]["spec"] == pinned_vm["spec"]  # the same pins, named after the pool
+    assert revisions == vm_revisions and len(revisions) == 2
+    assert {r["metadata"]["namespace"] for r in revisions} == {"apps"}
+    again = run({"out.yaml": out.data.decode()}, "revisions")  # rendering the output again changes nothing
+    assert again.exit_code == 0 and again.data == out.data
+
+
+def test_a_pool_revision_is_written_next_to_the_pool_under_kpt() -> None:
+    from krm_fn.process import process
+    from tests.kpt_source import annotate
+
+    rl = {"apiVersion": "config.kubernetes.io/v1", "kind": "ResourceList",
+          "items": [annotate(load_documents(pool())[0].value, "pools/web.yaml", 0)],
+          "functionConfig": load_documents(CONFIG.format(mode="revisions", extra=""))[0].value}
+    from krm_fn.io.emitter import Emitter
+
+    e = Emitter()
+    e.document(rl)
+    out = process(e.text().encode())
+    items = load_documents(out.data.decode())[0].value["items"]
+    assert [i["kind"] for i in items] == ["VirtualMachinePool", "ControllerRevision", "ControllerRevision"]
+    assert {i["metadata"]["annotations"]["internal.config.kubernetes.io/path"] for i in items} == {"pools/web.yaml"}
+
+
+@pytest.mark.parametrize("mode", ["validate", "expand", "revisions"])
+def test_a_vm_template_is_checked_with_its_values_and_written_back_unchanged(mode: str) -> None:
+    text = VM_TEMPLATE.format(instancetype="u1.medium")
+    out = run({"t.yaml": text}, mode, "  templateParameters: [NAME=web]\n")
+    assert out.exit_code == 0 and out.results == []
+    assert out.data.decode() == text
+    bad = run({"t.yaml": text}, mode, "  templateParameters: [NAME=web, INSTANCETYPE=u1.nosuch]\n")
+    as_vm = run({"vms.yaml": vm(instancetype="u1.nosuch")}, mode)
+    assert bad.exit_code == as_vm.exit_code == 1
+    assert [(r.message, r.field_path) for r in bad.results] == \
+        [(r.message, f"spec.virtualMachine.{r.field_path}") for r in as_vm.results]
+    assert {(r.resource_ref.kind if r.resource_ref else None, r.file) for r in bad.results} == \
+        {("VirtualMachineTemplate", FileRef("t.yaml", 0))}
+
+
+def test_a_template_value_is_used_unless_the_config_gives_one() -> None:
+    text = VM_TEMPLATE.format(instancetype="u1.nosuch")
+    assert run({"t.yaml": text}, extra="  templateParameters: [NAME=web]\n").exit_code == 1
+    fixed = run({"t.yaml": text}, extra="  templateParameters: [NAME=web, INSTANCETYPE=u1.small]\n")
+    assert fixed.exit_code == 0 and fixed.results == []
+
+
+def test_parameters_without_a_value_are_named_in_an_info_result() -> None:
+    out = run({"t.yaml": VM_TEMPLATE.format(instancetype="u1.nosuch")})  # NAME has no value: nothing is checked
+    assert out.exit_code == 0
+    [info] = out.results
+    assert info.severity == "info" and info.field_path == "spec.virtualMachine"
+    assert "parameter NAME has no value" in info.message and info.file == FileRef("t.yaml", 0)
+    two = run({"t.yaml": VM_TEMPLATE.format(instancetype="")})  # an empty value is no value
+    assert "parameters INSTANCETYPE, NAME have no value" in two.results[0].message
+
+
+def test_an_openshift_template_checks_each_vm_among_its_objects() -> None:
+    text = OPENSHIFT_TEMPLATE.format(cores=2)
+    unset = run({"t.yaml": text})
+    assert [(r.severity, r.field_path) for r in unset.results] == [("info", "objects[1]")]
+    assert "parameter NAME has no value" in unset.results[0].message
+    # ${{CORES}} is the number 2, which conflicts with the instancetype's CPUs, as for a VM that says cores: 2
+    out = run({"t.yaml": text}, "revisions", "  templateParameters: [NAME=rhel-a]\n")
+    plain = ("apiVersion: kubevirt.io/v1\nkind: VirtualMachine\nmetadata:\n  name: rhel-a\n  namespace: apps\n"
+             "spec:\n  instancetype:\n    name: u1.small\n  template:\n    metadata:\n      annotations:\n"
+             "        undeclared: ${NOT_A_PARAMETER}\n    spec:\n      domain:\n        cpu:\n          cores: 2\n"
+             "        devices: {}\n")
+    as_vm = run({"vms.yaml": plain}, "revisions")
+    assert out.exit_code == as_vm.exit_code == 1
+    assert [(r.message, r.field_path) for r in out.results] == \
+        [(r.message, f"objects[1].{r.field_path}") for r in as_vm.results]
+    assert "cores" in str(out.results[0].field_path)
+    fine = run({"t.yaml": OPENSHIFT_TEMPLATE.format(cores="")}, "expand", "  templateParameters: [NAME=rhel-a]\n")
+    assert [r.field_path for r in fine.results] == ["objects[1]"]  # CORES has no value now
+    no_cpu = text.replace("            cpu:\n              cores: ${{CORES}}\n", "")
+    assert no_cpu != text
+    ok = run({"t.yaml": no_cpu}, "expand", "  templateParameters: [NAME=rhel-a]\n")
+    assert ok.exit_code == 0 and ok.results == [] and ok.data.decode() == no_cpu
+
+
+def test_template_parameters_must_be_name_value() -> None:
+    out = run({"t.yaml": VM_TEMPLATE.format(instancetype="u1.small")}, extra="  templateParameters: [A=1, nope]\n")
+    assert out.exit_code == 1 and out.data == b""
+    assert [(r.field_path, r.message) for r in out.results] == \
+        [("spec.templateParameters[1]", "spec.templateParameters[1]: must be name=value, got 'nope'")]
+
+
+@pytest.mark.parametrize("kind", ["VirtualMachineInstanceReplicaSet", "VirtualMachineInstancePreset"])
+def test_replica_sets_and_presets_pass_through_unchanged(kind: str) -> None:
+    # they cannot use instancetypes (README, "What is rendered"); the packaged schema does not have them
+    text = (f"apiVersion: kubevirt.io/v1\nkind: {kind}\nmetadata:\n  name: x\n  namespace: apps\nspec:\n"
+            f"  selector:\n    matchLabels:\n      a: b\n")
+    for mode in ("validate", "expand", "revisions"):
+        out = run({"x.yaml": text}, mode)
+        assert out.exit_code == 0 and out.results == [] and out.data.decode() == text
