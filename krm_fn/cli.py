@@ -68,6 +68,8 @@ functionConfig (apiVersion: kubevirt-krm.dev/v1alpha1):
     spec.revisions: {scope: per-vm | shared, repin: true|false, syncWave: N}
     spec.migrate: true              rewrite legacy flavor/v1alpha objects to v1beta1 first
     spec.validateOutput: true       validate every emitted object against the KubeVirt schema
+    spec.templateParameters: [NAME=value]   values for VirtualMachineTemplate / OpenShift Template parameters
+                                    (over the templates' own; the VMs they make are checked)
     spec.cluster:                   cluster defaults used by expand (defaults: a default KubeVirt CR)
       architecture: amd64 | arm64 | s390x | ppc64le   (default amd64)
       machineType: NAME                           (default: the architecture's own, e.g. q35)
