@@ -1,5 +1,7 @@
 """Output checks (``spec.validateOutput``; always on in the tests): every object a run generated or changed,
-validated as the API server would store it (:mod:`krm_fn.kubevirt.schema.strict`), as ``error`` results."""
+validated as the API server would store it (:mod:`krm_fn.kubevirt.schema.strict`), as ``error`` results. A pool
+we changed (its template expanded or pinned) is checked through the VM its controller makes of the template
+(:mod:`krm_fn.render.carriers`)."""
 
 from __future__ import annotations
 
@@ -8,6 +10,7 @@ from typing import Any
 
 from krm_fn.kube.paths import wrapped_items
 from krm_fn.kubevirt.schema.strict import covers, problems
+from krm_fn.render.carriers import POOL_TEMPLATE, carried, moved
 from krm_fn.results import Result
 
 
@@ -30,6 +33,11 @@ def _check_emitted(obj: Any, unchanged: set[int], results: list[Result]) -> None
                 _check_emitted(item, unchanged, results)
         return
     if not covers(obj):
+        for one in carried(obj, {}) or () if isinstance(obj, dict) else ():
+            if one.written and one.vm is not None:  # a pool: its template as the VM each replica is
+                vm_results: list[Result] = []
+                _check_emitted(one.vm, unchanged, vm_results)
+                results += [moved(r, obj, POOL_TEMPLATE) for r in vm_results]
         return  # not a kind we emit
     for cause in problems(obj):
         results.append(Result.for_object(f"output is not a valid {obj.get('kind')}: {cause.message}", obj,

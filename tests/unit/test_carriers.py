@@ -50,7 +50,7 @@ def vm(name: str = "web", instancetype: str = "u1.small") -> str:
                                                           SPEC.format(instancetype=instancetype).splitlines()) + "\n")
 
 
-VM_TEMPLATE = """\
+VM_TEMPLATE_HEAD = """\
 apiVersion: template.kubevirt.io/v1alpha1
 kind: VirtualMachineTemplate
 metadata:
@@ -68,27 +68,18 @@ spec:
       labels:
         app: web
     spec:
-      runStrategy: Always
-      instancetype:
-        name: ${{INSTANCETYPE}}
-      preference:
-        name: fedora
-      template:
-        spec:
-          domain:
-            devices: {{}}
-          volumes:
-            - name: rootdisk
-              containerDisk:
-                image: quay.io/containerdisks/fedora:41
 """
+
+
+def vm_template(instancetype: str) -> str:
+    """A VirtualMachineTemplate of the pool's VM, its instancetype a parameter (``instancetype`` its value)."""
+    return VM_TEMPLATE_HEAD.format(instancetype=instancetype) + SPEC.format(instancetype="${INSTANCETYPE}")
+
 
 OPENSHIFT_TEMPLATE = """\
 apiVersion: template.openshift.io/v1
 kind: Template
-metadata:
-  name: rhel
-  namespace: apps
+metadata: {{name: rhel, namespace: apps}}
 parameters:
   - name: NAME
     generate: expression
@@ -202,7 +193,7 @@ def test_a_pool_revision_is_written_next_to_the_pool_under_kpt() -> None:
 
 @pytest.mark.parametrize("mode", ["validate", "expand", "revisions"])
 def test_a_vm_template_is_checked_with_its_values_and_written_back_unchanged(mode: str) -> None:
-    text = VM_TEMPLATE.format(instancetype="u1.medium")
+    text = vm_template("u1.medium")
     out = run({"t.yaml": text}, mode, "  templateParameters: [NAME=web]\n")
     assert out.exit_code == 0 and out.results == []
     assert out.data.decode() == text
@@ -216,19 +207,19 @@ def test_a_vm_template_is_checked_with_its_values_and_written_back_unchanged(mod
 
 
 def test_a_template_value_is_used_unless_the_config_gives_one() -> None:
-    text = VM_TEMPLATE.format(instancetype="u1.nosuch")
+    text = vm_template("u1.nosuch")
     assert run({"t.yaml": text}, extra="  templateParameters: [NAME=web]\n").exit_code == 1
     fixed = run({"t.yaml": text}, extra="  templateParameters: [NAME=web, INSTANCETYPE=u1.small]\n")
     assert fixed.exit_code == 0 and fixed.results == []
 
 
 def test_parameters_without_a_value_are_named_in_an_info_result() -> None:
-    out = run({"t.yaml": VM_TEMPLATE.format(instancetype="u1.nosuch")})  # NAME has no value: nothing is checked
+    out = run({"t.yaml": vm_template("u1.nosuch")})  # NAME has no value: nothing is checked
     assert out.exit_code == 0
     [info] = out.results
     assert info.severity == "info" and info.field_path == "spec.virtualMachine"
     assert "parameter NAME has no value" in info.message and info.file == FileRef("t.yaml", 0)
-    two = run({"t.yaml": VM_TEMPLATE.format(instancetype="")})  # an empty value is no value
+    two = run({"t.yaml": vm_template("")})  # an empty value is no value
     assert "parameters INSTANCETYPE, NAME have no value" in two.results[0].message
 
 
@@ -257,7 +248,7 @@ def test_an_openshift_template_checks_each_vm_among_its_objects() -> None:
 
 
 def test_template_parameters_must_be_name_value() -> None:
-    out = run({"t.yaml": VM_TEMPLATE.format(instancetype="u1.small")}, extra="  templateParameters: [A=1, nope]\n")
+    out = run({"t.yaml": vm_template("u1.small")}, extra="  templateParameters: [A=1, nope]\n")
     assert out.exit_code == 1 and out.data == b""
     assert [(r.field_path, r.message) for r in out.results] == \
         [("spec.templateParameters[1]", "spec.templateParameters[1]: must be name=value, got 'nope'")]
@@ -271,3 +262,19 @@ def test_replica_sets_and_presets_pass_through_unchanged(kind: str) -> None:
     for mode in ("validate", "expand", "revisions"):
         out = run({"x.yaml": text}, mode)
         assert out.exit_code == 0 and out.results == [] and out.data.decode() == text
+
+
+def test_validate_output_checks_a_changed_pool_through_its_template_vm() -> None:
+    from krm_fn.render.output import output_results
+
+    given = load_documents(pool())[0].value
+    changed = {**given, "spec": {**given["spec"], "virtualMachineTemplate": {
+        **given["spec"]["virtualMachineTemplate"],
+        "spec": {**given["spec"]["virtualMachineTemplate"]["spec"], "runStrategy": 5}}}}
+    as_vm = output_results([], [load_documents(vm().replace("runStrategy: Always", "runStrategy: 5"))[0].value])
+    assert as_vm  # the plain VM's problem, which the pool must get too
+    results = output_results([given], [changed])
+    assert [(r.message, r.field_path) for r in results] == \
+        [(r.message, f"spec.virtualMachineTemplate.{r.field_path}") for r in as_vm]
+    assert {r.resource_ref.kind if r.resource_ref else None for r in results} == {"VirtualMachinePool"}
+    assert output_results([changed], [changed]) == []  # an unchanged object is not checked
