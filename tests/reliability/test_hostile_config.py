@@ -168,9 +168,10 @@ def accepted(kind: str, key: str, form: str) -> tuple[set[str], str]:
             return unset | {"arabic-digit", "superscript-digit", "negative-text", "double-dash"}, (
                 "a relative file name; the renderer reads the file only when a VM needs a type from it")
         return unset, "the catalog file must exist in the package"
-    if base in ("builtin", "namespace", "version", "parameters"):
+    if base in ("builtin", "namespace", "version", "parameters", "templateParameters"):
         return unset, {"builtin": "a builtin catalog name", "namespace": "a DNS-1123 label",
-                       "version": "a label value", "parameters": "name=value"}[base]
+                       "version": "a label value", "parameters": "name=value",
+                       "templateParameters": "NAME=value (template parameters)"}[base]
     if base in ("validateOutput", "migrate", "revisions.repin", "cluster.permitBridgeInterfaceOnPodNetwork"):
         return {"bool"}, "a boolean (true is one; from a ConfigMap also the text true/false)"
     if base == "kubevirtVersion":
@@ -219,8 +220,9 @@ def _merge(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
 
 
 def test_every_setting_has_a_rule_and_the_walk_sees_them_all() -> None:
-    assert len(CATALOG_KEYS) == 13 and len(RENDERER_KEYS) == 4 + 3 + 13 + 6  # mode..kubevirtVersion, revisions, catalog, cluster
-    assert {"revisions.syncWave", "catalog.path", "cluster.cpuRequest"} <= RENDERER_KEYS
+    # mode..kubevirtVersion, templateParameters, revisions, catalog, cluster
+    assert len(CATALOG_KEYS) == 13 and len(RENDERER_KEYS) == 4 + 1 + 3 + 13 + 6
+    assert {"revisions.syncWave", "catalog.path", "cluster.cpuRequest", "templateParameters"} <= RENDERER_KEYS
     for kind, cls in KINDS.items():
         for key, _ in settings(cls):
             for form in ("typed", "configmap"):
