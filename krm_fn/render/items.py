@@ -46,7 +46,8 @@ class ItemRenderer:
         self.pinning = Pinning(spec.revisions, spec.kubevirt_version, index, items)
         self.release = release(spec.kubevirt_version)  # the KubeVirt release whose answer is rendered
         # the renderer's template parameter values (NAME=value), over each template's own
-        self.template_values = dict(p.split("=", 1) for p in spec.template_parameters)
+        self.template_values = {name.strip(): value for name, _, value in
+                                (p.partition("=") for p in spec.template_parameters)}
 
     def render(self, item: Obj) -> Rendered[Obj]:
         done: Rendered[Obj] = Rendered(item, [], [])

@@ -211,6 +211,8 @@ def test_a_template_value_is_used_unless_the_config_gives_one() -> None:
     assert run({"t.yaml": text}, extra="  templateParameters: [NAME=web]\n").exit_code == 1
     fixed = run({"t.yaml": text}, extra="  templateParameters: [NAME=web, INSTANCETYPE=u1.small]\n")
     assert fixed.exit_code == 0 and fixed.results == []
+    spaced = run({"t.yaml": text}, extra="  templateParameters: [NAME=web, ' INSTANCETYPE =u1.small']\n")
+    assert spaced.exit_code == 0 and spaced.results == []  # the name as the config check reads it, stripped
 
 
 def test_parameters_without_a_value_are_named_in_an_info_result() -> None:
