@@ -15,7 +15,6 @@ both values of each differing field. What the API server and virt-operator add t
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
@@ -24,8 +23,9 @@ from krm_fn.catalog.errors import keypath
 from krm_fn.catalog.model import Catalog
 from krm_fn.errors import FnError
 from krm_fn.kube import api
+from krm_fn.kube.changes import field_changes, shown_value
 from krm_fn.kube.identity import group_of
-from krm_fn.kube.paths import FieldPath, Obj, wrapped_items
+from krm_fn.kube.paths import Obj, wrapped_items
 
 USAGE = "usage: kubevirt-krm catalog diff --builtin NAME[@VERSION|@auto] [--strict] FILE|DIR|-..."
 HELP = f"""{USAGE}
@@ -103,30 +103,10 @@ def comparable(obj: Obj) -> Obj:
     return out
 
 
-def differences(ours: Any, theirs: Any, path: FieldPath = ()) -> Iterator[str]:
+def differences(ours: Any, theirs: Any) -> Iterator[str]:
     """``path: builtin -> input`` for every differing field (``(absent)`` for a missing one)."""
-    if isinstance(ours, dict) and isinstance(theirs, dict):
-        for key in [*ours, *(k for k in theirs if k not in ours)]:
-            yield from differences(ours.get(key, _ABSENT), theirs.get(key, _ABSENT), (*path, str(key)))
-    elif isinstance(ours, list) and isinstance(theirs, list) and len(ours) == len(theirs):
-        for i, (a, b) in enumerate(zip(ours, theirs)):
-            yield from differences(a, b, (*path, i))
-    elif type(ours) is not type(theirs) or ours != theirs:
-        yield f"{keypath(path)}: {_shown(ours)} -> {_shown(theirs)}"
-
-
-class _Absent:
-    pass
-
-
-_ABSENT: Any = _Absent()
-
-
-def _shown(value: Any) -> str:
-    if value is _ABSENT:
-        return "(absent)"
-    text = json.dumps(value, ensure_ascii=False, sort_keys=True)
-    return text if len(text) <= _VALUE_WIDTH else text[:_VALUE_WIDTH - 3] + "..."
+    for path, a, b in field_changes(ours, theirs):
+        yield f"{keypath(path)}: {shown_value(a, _VALUE_WIDTH)} -> {shown_value(b, _VALUE_WIDTH)}"
 
 
 def input_objects(text: str, source: str) -> list[Obj]:
