@@ -132,6 +132,9 @@ def render(rl: ResourceList, fn_config: Obj, options: Options) -> Rendered:
     """``rl`` rendered with ``fn_config`` (one process: the items come back as objects); an error about the
     config itself (or about no object) makes the run unusable: FnError."""
     items, results = run(dataclasses.replace(rl, function_config=fn_config), options)
+    if len(items) != len(rl.items):  # expand emits one item per input item; migrate may rewrite the list
+        raise FnError("upgrade-report compares the inputs item by item: render them without migrate "
+                      "(run mode: migrate first, docs/migrate.md)")
     config_ref = ResourceRef.of(fn_config)
     errors: dict[ResourceRef, list[str]] = {}
     for r in results:
