@@ -43,6 +43,11 @@ usage: kubevirt-krm                                  KRM function: ResourceList 
                                                      a bundle or cluster export vs a builtin catalog (exit 0
                                                      identical, 1 different, 2 unusable input or usage error);
                                                      @auto: which version (and KubeVirt release) it matches
+       kubevirt-krm upgrade-report --from RELEASE --to RELEASE [--catalog-from V] [--catalog-to V]
+                    [--output text|json] CONFIG.yaml FILE|DIR|-...
+                                                     what a KubeVirt upgrade changes per VM: expanded specs
+                                                     field by field, refusals, repins (exit 0 nothing
+                                                     changes, 1 something does, 2 usage or unusable input)
        kubevirt-krm install-plugin DIR               lay out a KUSTOMIZE_PLUGIN_HOME for kubectl kustomize
        kubevirt-krm --help | --version               (every subcommand takes -h/--help too)
 
@@ -88,7 +93,7 @@ Exit status:
   1    an error result, or unusable input, config or catalog, or an output that cannot be written (the
        ResourceList with its results is still written in KRM mode; in stream modes nothing is written)
   2    a usage error (unknown option, missing argument), or an internal error (a bug: please report it);
-       catalog diff: also unusable input (its 1 means "different")
+       catalog diff, upgrade-report: also unusable input (their 1 means "different", "something changes")
   130  interrupted (Ctrl-C); 143 terminated (SIGTERM); a closed pipe on stdout ends the process by SIGPIPE
        (status 141 in a shell), quietly
   One line per error on stderr.
@@ -251,6 +256,8 @@ def _main(args: list[str]) -> int:
         return _catalog(args[1:])
     if args and args[0] == "install-plugin":
         return _install_plugin(args[1:])
+    if args and args[0] == "upgrade-report":
+        return _upgrade_report(args[1:])
     validate, output, args = _stream_arguments(args)
     if output is not None and not args:
         _die("--output is for the standalone mode: kubevirt-krm CONFIG.yaml [FILE|DIR|-]... --output FILE", 2)
@@ -548,6 +555,32 @@ def _catalog(args: list[str]) -> int:
         return 0
     _die(f"{'unknown catalog command ' + repr(args[0]) if args else 'a catalog command is missing'}: "
          "use catalog docs or catalog diff (see kubevirt-krm catalog --help)", 2)
+
+
+def _upgrade_report(args: list[str]) -> int:
+    """``upgrade-report``: what moving to another KubeVirt release (or catalog version) changes per VM
+    (krm_fn/upgrade); exit 0 nothing changes, 1 something does, 2 usage or unusable config or input."""
+    from krm_fn.errors import FnError
+    from krm_fn.io.inputs import Source
+    from krm_fn.process import Options
+    from krm_fn.upgrade import HELP as UPGRADE_HELP, main as upgrade_main, request
+
+    if any(a in HELP for a in args[:args.index("--") if "--" in args else len(args)]):
+        _print(UPGRADE_HELP + "\n")
+        return 0
+    try:
+        req = request(args)
+        config_path = Path(req.config)
+        config = Source(f"config file {req.config}", _read_bytes(config_path, f"config file {req.config}"))
+        sources = [s for spec in req.operands for s in _sources(spec)]
+        base = os.environ.get("KUSTOMIZE_PLUGIN_CONFIG_ROOT")
+        text, code = upgrade_main(req, config, sources, Options(
+            base_dir=Path(base) if base else config_path.resolve().parent,
+            fast_yaml=_fast_yaml_fits(sum(len(s.data) for s in sources))))
+    except FnError as exc:
+        _die(exc.message, 2)
+    _print(text)
+    return code
 
 
 def _catalog_docs(args: list[str]) -> int:

@@ -91,23 +91,12 @@ def process_stream(config: Source, sources: Sequence[Source], options: Options |
     manifests out (empty unless the run succeeded). Unusable input raises InputError (one line, naming the
     input and a line in it)."""
     from krm_fn import stream
-    from krm_fn.io.fastload import load_values
-    from krm_fn.io.resourcelist import Prewritten, decode, dump_stream
+    from krm_fn.io.resourcelist import Prewritten, dump_stream
 
     opts = options or Options()
-    try:
-        text = decode(config.data)
-    except InputError as exc:
-        raise InputError(f"cannot read {config.name}: {exc.message}") from None
-    try:
-        docs = [value for value in load_values(text) if value is not None]  # no PyYAML for a plain config
-    except InputError as exc:
-        raise InputError(f"{config.name}: {exc.message}") from None
-    if len(docs) != 1 or not isinstance(docs[0], dict):
-        raise InputError(f"{config.name}: the config file must hold exactly one object, found {len(docs)} documents")
-    fn_config = docs[0]
-    config_id = object_id(fn_config) if fn_config.get("metadata") else None
-    rl, items, results, written = run_parsed(StreamInput(sources, fn_config, config_id), opts)
+    source = stream_input(config, sources)
+    config_id = source.config_id
+    rl, items, results, written = run_parsed(source, opts)
     results = stream.with_files(rl, results)
     code = exit_code(results)
     if code:
@@ -121,6 +110,26 @@ def process_stream(config: Source, sources: Sequence[Source], options: Options |
 
         notice = legacy_plugin_warning(rl.items, len(out), opts.handed_back_limit)
     return Output(encode(dump_stream(rl, out, 1 if written else opts.workers)), results, code, notice)
+
+
+def stream_input(config: Source, sources: Sequence[Source]) -> StreamInput:
+    """The stream modes' input: the config file read (exactly one object, its id) and the inputs; raises
+    InputError naming the config file."""
+    from krm_fn.io.fastload import load_values
+    from krm_fn.io.resourcelist import decode
+
+    try:
+        text = decode(config.data)
+    except InputError as exc:
+        raise InputError(f"cannot read {config.name}: {exc.message}") from None
+    try:
+        docs = [value for value in load_values(text) if value is not None]  # no PyYAML for a plain config
+    except InputError as exc:
+        raise InputError(f"{config.name}: {exc.message}") from None
+    if len(docs) != 1 or not isinstance(docs[0], dict):
+        raise InputError(f"{config.name}: the config file must hold exactly one object, found {len(docs)} documents")
+    fn_config = docs[0]
+    return StreamInput(sources, fn_config, object_id(fn_config) if fn_config.get("metadata") else None)
 
 
 def encode(text: str) -> bytes:

@@ -3,7 +3,8 @@
 
 ``@auto`` compares the input with every version of the builtin and reports the one it equals, or the nearest
 (fewest differing objects, then fields) with its differences, and which KubeVirt releases deploy it
-(``kubevirt_versions.DEPLOYED``): evidence for picking ``kubevirtVersion``. Exit 0 when one version is identical.
+(``kubevirt_versions.DEPLOYED``; the other versions too): evidence for picking ``kubevirtVersion``, which it
+names. Exit 0 when one version is identical.
 
 Objects are matched by kind and name, only for the kinds the input holds. Every difference is listed:
 an object only in the builtin (``removed``), only in the input (``added``), or ``changed`` with the path and
@@ -15,7 +16,6 @@ both values of each differing field. What the API server and virt-operator add t
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
@@ -24,8 +24,9 @@ from krm_fn.catalog.errors import keypath
 from krm_fn.catalog.model import Catalog
 from krm_fn.errors import FnError
 from krm_fn.kube import api
+from krm_fn.kube.changes import field_changes, shown_value
 from krm_fn.kube.identity import group_of
-from krm_fn.kube.paths import FieldPath, Obj, wrapped_items
+from krm_fn.kube.paths import Obj, wrapped_items
 
 USAGE = "usage: kubevirt-krm catalog diff --builtin NAME[@VERSION|@auto] [--strict] FILE|DIR|-..."
 HELP = f"""{USAGE}
@@ -40,7 +41,7 @@ left out unless --strict.
   NAME            a builtin catalog (common-instancetypes, classic)
   @VERSION        one of its versions (default: what the default KubeVirt release deploys)
   @auto           every version: which one the input is (or is nearest to), and which KubeVirt release
-                  deploys it, so you can tell what your cluster runs
+                  deploys it (the spec.kubevirtVersion to render for), so you can tell what your cluster runs
   --strict        compare every field
 
 Exit 0: identical (@auto: identical to one version); 1: different; 2: usage error, unreadable input,
@@ -103,30 +104,10 @@ def comparable(obj: Obj) -> Obj:
     return out
 
 
-def differences(ours: Any, theirs: Any, path: FieldPath = ()) -> Iterator[str]:
+def differences(ours: Any, theirs: Any) -> Iterator[str]:
     """``path: builtin -> input`` for every differing field (``(absent)`` for a missing one)."""
-    if isinstance(ours, dict) and isinstance(theirs, dict):
-        for key in [*ours, *(k for k in theirs if k not in ours)]:
-            yield from differences(ours.get(key, _ABSENT), theirs.get(key, _ABSENT), (*path, str(key)))
-    elif isinstance(ours, list) and isinstance(theirs, list) and len(ours) == len(theirs):
-        for i, (a, b) in enumerate(zip(ours, theirs)):
-            yield from differences(a, b, (*path, i))
-    elif type(ours) is not type(theirs) or ours != theirs:
-        yield f"{keypath(path)}: {_shown(ours)} -> {_shown(theirs)}"
-
-
-class _Absent:
-    pass
-
-
-_ABSENT: Any = _Absent()
-
-
-def _shown(value: Any) -> str:
-    if value is _ABSENT:
-        return "(absent)"
-    text = json.dumps(value, ensure_ascii=False, sort_keys=True)
-    return text if len(text) <= _VALUE_WIDTH else text[:_VALUE_WIDTH - 3] + "..."
+    for path, a, b in field_changes(ours, theirs):
+        yield f"{keypath(path)}: {shown_value(a, _VALUE_WIDTH)} -> {shown_value(b, _VALUE_WIDTH)}"
 
 
 def input_objects(text: str, source: str) -> list[Obj]:
@@ -216,7 +197,6 @@ def identify(catalog: Catalog, typed: list[Obj], strict: bool, ignored: str) -> 
     objects (then fields) that differ in more than the version label, which differs on every object of
     another version; a tie is broken by the label."""
     from krm_fn.catalog.load import load_builtin
-    from krm_fn.kubevirt_versions import deployed_by
 
     name = catalog.name
     versions = [v.name for v in catalog.versions]
@@ -236,15 +216,29 @@ def identify(catalog: Catalog, typed: list[Obj], strict: bool, ignored: str) -> 
     nearest = [v for v in ranked if distance(v) == distance(ranked[0])]
     changes, compared = results[nearest[0]]
     report = render(changes, compared, f"builtin {name}@{nearest[0]}{ignored}")
-    releases = sorted({r for v in nearest for r in deployed_by(name, v)}, key=_release_order)
-    deployed = f"KubeVirt {', '.join(releases)} deploy{'s' if len(releases) == 1 else ''} it" if releases \
+    releases = _releases(name, nearest)
+    deployed = f"KubeVirt {', '.join(releases)} deploy{'s' if len(releases) == 1 else ''} it " + (
+        f"(spec.kubevirtVersion: {releases[0]})" if len(releases) == 1 else
+        f"(spec.kubevirtVersion: {' or '.join(releases)}; their bundles are the same)") if releases \
         else "no KubeVirt release deploys it"
-    others = ", ".join(f"{v} {len(content[v])}" for v in ranked if v not in nearest)
+    others = ", ".join(f"{v}{_deployed_by(name, v)} {len(content[v])}" for v in ranked if v not in nearest)
     verdict = "identical to" if not changes else "nearest to"
     report += (f"{name}@auto: the input is {verdict} {' and '.join(nearest)}; {deployed}"
                + (f"; other versions (objects differing beyond the version label): {others}"
                   if others else "") + "\n")
     return report, 1 if changes else 0
+
+
+def _releases(name: str, versions: list[str]) -> list[str]:
+    """The KubeVirt release lines whose virt-operator deploys one of ``versions`` of ``name``, oldest first."""
+    from krm_fn.kubevirt_versions import deployed_by
+
+    return sorted({r for v in versions for r in deployed_by(name, v)}, key=_release_order)
+
+
+def _deployed_by(name: str, version: str) -> str:
+    releases = _releases(name, [version])
+    return f" (KubeVirt {', '.join(releases)})" if releases else ""
 
 
 def _without_version_label(obj: Obj) -> Obj:

@@ -32,9 +32,12 @@ ALLOWED = {
     "stream.py": {"io", "kube", "results", "errors"},
     "process.py": {"stream", "fleet", "config", "catalog", "render", "io", "kube", "results", "errors",
                    "kubevirt_versions"},
+    # on the core: the same inputs rendered through it for two releases, compared (upgrade-report)
+    "upgrade": {"upgrade", "process", "config", "render", "catalog", "index", "io", "kube", "results", "errors",
+                "kubevirt_versions"},
     # the edge: argv, env, files; everything goes through the core
     "cli.py": {"process", "stream", "fleet", "config", "catalog", "io", "kube", "results", "errors",
-               "kubevirt_versions"},
+               "kubevirt_versions", "upgrade"},
     "__main__.py": {"cli"},
     "__init__.py": set(),
 }

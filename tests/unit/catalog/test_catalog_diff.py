@@ -6,6 +6,7 @@ states (three ``*.s390x.secex`` preferences, four Windows preferences with ``soc
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import NoReturn
 
@@ -141,6 +142,9 @@ RELEASE_TAGS = {"v1.5.3": ("v1.3.1", "v1.5"), "v1.6.6": ("v1.4.1", "v1.6"), "v1.
                 "v1.8.4": ("v1.6.0", "v1.8"), "v1.9.0": ("v1.7.0", "v1.9, v1.10")}
 
 
+RELEASE_VERSIONS = {version: (releases, tag) for tag, (version, releases) in RELEASE_TAGS.items()}
+
+
 def release_bundles(shared: Path, tag: str) -> str:
     directory = shared / "reference" / "kubevirt-releases" / tag
     return "".join(p.read_text(encoding="utf-8") for p in sorted(directory.glob("*-bundle.yaml")))
@@ -154,10 +158,16 @@ def test_auto_identifies_each_release_from_its_cluster_export(tag: str, shared: 
     lines = out.splitlines()
     assert code == 0 and lines[0].startswith(f"builtin common-instancetypes@{version}: identical ("), out
     verb = "deploy" if "," in releases else "deploys"
+    pick = f"(spec.kubevirtVersion: {releases.replace(', ', ' or ')}" + ("; their bundles are the same)"
+                                                                        if "," in releases else ")")
     assert lines[1].startswith(f"common-instancetypes@auto: the input is identical to {version}; "
-                               f"KubeVirt {releases} {verb} it; other versions (objects differing beyond the "
-                               "version label): "), out
+                               f"KubeVirt {releases} {verb} it {pick}; other versions (objects differing beyond "
+                               "the version label): "), out
     assert len(lines) == 2
+    # the other versions name the releases that deploy them too
+    others = lines[1].partition("version label): ")[2]
+    for other_version, (other_releases, _) in ((v, r) for v, r in RELEASE_VERSIONS.items() if v != version):
+        assert re.search(rf"(^|, ){re.escape(other_version)} \(KubeVirt {other_releases}\) \d+(, |$)", others), out
 
 
 def test_auto_gives_the_nearest_version_and_its_differences(shared: Path) -> None:
@@ -174,8 +184,9 @@ def test_auto_gives_the_nearest_version_and_its_differences(shared: Path) -> Non
         "changed VirtualMachineClusterPreference fedora",
         '  spec.devices.preferredDiskBus: "virtio" -> "sata"',
         "builtin common-instancetypes@v1.6.0: 2 of 119 objects differ (1 removed, 0 added, 1 changed)",
-        "common-instancetypes@auto: the input is nearest to v1.6.0; KubeVirt v1.8 deploys it; other versions "
-        "(objects differing beyond the version label): v1.7.0 22, main 27, v1.5.1 60, v1.4.1 60, v1.3.1 100"]
+        "common-instancetypes@auto: the input is nearest to v1.6.0; KubeVirt v1.8 deploys it (spec.kubevirtVersion: "
+        "v1.8); other versions (objects differing beyond the version label): v1.7.0 (KubeVirt v1.9, v1.10) 22, "
+        "main 27, v1.5.1 (KubeVirt v1.7) 60, v1.4.1 (KubeVirt v1.6) 60, v1.3.1 (KubeVirt v1.5) 100"]
 
 
 def test_auto_without_the_version_label_names_every_equally_near_version(shared: Path) -> None:
@@ -183,7 +194,7 @@ def test_auto_without_the_version_label_names_every_equally_near_version(shared:
     for obj in items:
         del obj["metadata"]["labels"]["instancetype.kubevirt.io/common-instancetypes-version"]
     code, out = run(["--builtin", "common-instancetypes@auto", "x"], {"x": yaml.safe_dump_all(items)})
-    assert code == 1 and "the input is nearest to v1.5.1 and v1.4.1; KubeVirt v1.6, v1.7 deploy it;" in out
+    assert code == 1 and "the input is nearest to v1.5.1 and v1.4.1; KubeVirt v1.6, v1.7 deploy it (spec.kubevirtVersion: v1.6 or v1.7;" in out
 
 
 def test_auto_needs_a_builtin_with_versions() -> None:
