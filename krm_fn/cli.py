@@ -97,11 +97,16 @@ internal errors.
 """
 
 
+# every stderr line starts with the program's name, then its severity: "kubevirt-krm: error: ..." (one voice
+# for problems of the run and for results, README "Exit codes and errors")
+PREFIX = "kubevirt-krm: "
+
+
 def _die(message: str, code: int = 1) -> NoReturn:
     """One stderr line per line of ``message`` (a catalog's problems come one per line), then exit."""
     for line in message.splitlines() or [""]:
         if line.strip() or not message.strip():
-            _err(f"kubevirt-krm: error: {' '.join(line.split())}")
+            _err(f"{PREFIX}error: {' '.join(line.split())}")
     raise SystemExit(code)
 
 
@@ -152,13 +157,15 @@ def _write(stream: IO[bytes], data: bytes) -> None:
             _die(f"cannot write the output: {exc.strerror if isinstance(exc, OSError) else exc}")
 
 
-def _report(results: list[Result]) -> int:
-    """One stderr line per error result; the exit code they call for."""
+def _report(results: list[Result], warnings: bool = False) -> int:
+    """One stderr line per mistake: each error result (not those that follow from another: the root cause
+    leads, krm_fn/render/hints.py), and with ``warnings`` (the stream modes, whose results are nowhere else)
+    each warning; the exit code the results call for (warnings never change it)."""
     from krm_fn.results import exit_code
 
     for r in results:
-        if r.severity == "error":
-            _err(r.summary())
+        if (r.severity == "error" or (warnings and r.severity == "warning")) and not r.follows:
+            _err(PREFIX + r.summary())
     return exit_code(results)
 
 
@@ -226,7 +233,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _out_of_memory() -> NoReturn:
-    os.write(2, b"kubevirt-krm: error: out of memory: the input is too large for the memory available\n")
+    os.write(2, PREFIX.encode() + b"error: out of memory: the input is too large for the memory available\n")
     os._exit(1)
 
 
@@ -411,9 +418,9 @@ def _run_stream(config: Source, base: Path | None, inputs: list[str], stdin: byt
                                                       if legacy_plugin_route(os.environ, bool(inputs)) else None))
     except InputError as exc:
         _die(exc.message)
-    code = _report(out.results)
+    code = _report(out.results, warnings=True)
     if out.notice is not None:
-        _err(out.notice.summary())  # a fleet on kustomize's legacy plugin route (krm_fn.fleet)
+        _err(PREFIX + out.notice.summary())  # a fleet on kustomize's legacy plugin route (krm_fn.fleet)
     if code == 0:
         if stdout is not None:
             _write(stdout, out.data)

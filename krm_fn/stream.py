@@ -82,12 +82,14 @@ def unannotated(item: Obj) -> Obj:
 
 
 def with_files(rl: ResourceList, results: list[Result]) -> list[Result]:
-    """Each result about an input object names the input it came from (as KRM mode names the file from kpt's
-    path annotation); a result about an object read from stdin or that no input holds names no file."""
-    where: dict[ResourceRef, FileRef] = {}
+    """Each result about an input object names the input it came from and the line of the object's document in
+    it (as KRM mode names the file from kpt's path annotation); a result about an object read from stdin names
+    the file kustomize's path annotation gives (the legacy plugin's input), else no file."""
+    where: dict[ResourceRef, FileRef | None] = {}
     for item in rl.items:
         origin = origin_of(rl, item)
-        if origin is not None and origin.is_file:
-            where.setdefault(ResourceRef.of(item), FileRef(origin.file, origin.index))
+        if origin is not None:
+            where.setdefault(ResourceRef.of(item), FileRef(origin.file, origin.index, line_of(rl, origin))
+                             if origin.is_file else FileRef.of(item))
     return [r._replace(file=where.get(r.resource_ref) if r.resource_ref is not None else None)
             if r.resource_ref is not None or r.file is not None else r for r in results]
