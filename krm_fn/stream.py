@@ -25,6 +25,7 @@ from krm_fn.errors import InputError
 from krm_fn.io.inputs import Skipped
 from krm_fn.io.resourcelist import Origin, ResourceList, line_of, origin_of
 from krm_fn.kube.api import ANN_LEGACY_INDEX, ANN_LEGACY_PATH, FN_GROUP
+from krm_fn.kube import kpt_annotations
 from krm_fn.kube.identity import ObjectId, group_of, object_id
 from krm_fn.kube.meta import annotations_of
 from krm_fn.kube.paths import Obj
@@ -81,15 +82,20 @@ def unannotated(item: Obj) -> Obj:
     return {**item, "metadata": new_md}
 
 
+def _kustomize_origin(item: Obj) -> FileRef | None:
+    path = kpt_annotations.origin_path(item)
+    return FileRef(path) if path else None
+
+
 def with_files(rl: ResourceList, results: list[Result]) -> list[Result]:
     """Each result about an input object names the input it came from and the line of the object's document in
     it (as KRM mode names the file from kpt's path annotation); a result about an object read from stdin names
-    the file kustomize's path annotation gives (the legacy plugin's input), else no file."""
+    the file kustomize's path or origin annotation gives (the legacy plugin's input), else no file."""
     where: dict[ResourceRef, FileRef | None] = {}
     for item in rl.items:
         origin = origin_of(rl, item)
         if origin is not None:
             where.setdefault(ResourceRef.of(item), FileRef(origin.file, origin.index, line_of(rl, origin))
-                             if origin.is_file else FileRef.of(item))
+                             if origin.is_file else FileRef.of(item) or _kustomize_origin(item))
     return [r._replace(file=where.get(r.resource_ref) if r.resource_ref is not None else None)
             if r.resource_ref is not None or r.file is not None else r for r in results]

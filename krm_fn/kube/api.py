@@ -19,6 +19,8 @@ ANN_LEGACY_PATH = "config.kubernetes.io/path"
 ANN_LEGACY_INDEX = "config.kubernetes.io/index"
 ANN_ID = "internal.config.kubernetes.io/id"
 ANN_PACKAGE_PATH = "internal.config.kubernetes.io/package-path"
+# kustomize's origin of a resource (buildMetadata: [originAnnotations]): YAML text with a `path:` line
+ANN_ORIGIN = "config.kubernetes.io/origin"
 
 # --- KubeVirt ---------------------------------------------------------------------------------
 VM_API_VERSION = "kubevirt.io/v1"
