@@ -37,8 +37,9 @@ usage: kubevirt-krm                                  KRM function: ResourceList 
                                                      object given twice is refused; local-config objects,
                                                      function configs and kpt's file annotations are not
                                                      printed; a directory's kustomization.yaml is skipped
-       kubevirt-krm catalog docs [--builtin NAME | --path FILE]
-                                                     Markdown reference of a catalog
+       kubevirt-krm catalog docs [--builtin NAME[@VERSION] | --path FILE]
+                                                     Markdown reference of a catalog (a config file
+                                                     named catalog: give it as ./catalog)
        kubevirt-krm catalog diff --builtin NAME[@VERSION|@auto] [--strict] FILE|DIR|-...
                                                      a bundle or cluster export vs a builtin catalog (exit 0
                                                      identical, 1 different, 2 unusable input or usage error);
@@ -238,7 +239,7 @@ def _out_of_memory() -> NoReturn:
 
 
 INSTALL_PLUGIN_USAGE = "usage: kubevirt-krm install-plugin DIR"
-CATALOG_DOCS_USAGE = "usage: kubevirt-krm catalog docs [--builtin NAME | --path FILE]"
+CATALOG_DOCS_USAGE = "usage: kubevirt-krm catalog docs [--builtin NAME[@VERSION] | --path FILE]"
 CATALOG_USAGE = f"{CATALOG_DOCS_USAGE}\n       kubevirt-krm catalog diff --builtin NAME[@VERSION|@auto] [--strict] FILE|DIR|-..."
 HELP = ("-h", "--help")
 
@@ -252,7 +253,7 @@ def _main(args: list[str]) -> int:
 
         _print(f"kubevirt-krm {__version__}\n")
         return 0
-    if args and args[0] == "catalog" and (args[1:2] in (["docs"], ["diff"]) or not Path("catalog").exists()):
+    if args and args[0] == "catalog":  # a subcommand whatever the directory holds (a config file: ./catalog)
         return _catalog(args[1:])
     if args and args[0] == "install-plugin":
         return _install_plugin(args[1:])
@@ -509,6 +510,9 @@ def _sources(spec: str) -> list[Source]:
     if path.is_dir():
         files = sorted(p for p in path.rglob("*") if p.suffix in (".yaml", ".yml") and p.is_file()
                        and not any(part.startswith(".") for part in p.relative_to(path).parts))
+        if not files:  # a warning, as for a file that holds no manifest (krm_fn.stream.empty_inputs)
+            _err(f"{PREFIX}warning: {spec}: no .yaml or .yml file in this directory (hidden ones left out): "
+                 "nothing read from it")
         return [Source(str(f), _read_bytes(f, str(f)), in_directory=True) for f in files]
     return [Source(spec, _read_bytes(path, spec))]
 
@@ -569,7 +573,9 @@ def _catalog_docs(args: list[str]) -> int:
         _print(render_readme())
     elif args[0] in ("--builtin", "--path") and len(args) == 2:
         try:
-            spec = CatalogSpec(builtin=args[1]) if args[0] == "--builtin" else load_catalog_file(Path(args[1]))
+            name, _, version = args[1].partition("@")  # NAME@VERSION, as catalog diff takes it
+            spec = (CatalogSpec(builtin=name, version=version or None) if args[0] == "--builtin"
+                    else load_catalog_file(Path(args[1])))
             _print(render_docs(spec))
         except FnError as exc:
             _die(command_line_message(exc))

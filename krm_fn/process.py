@@ -104,11 +104,14 @@ def process_stream(config: Source, sources: Sequence[Source], options: Options |
     except InputError as exc:
         raise InputError(f"{config.name}: {exc.message}") from None
     if len(docs) != 1 or not isinstance(docs[0], dict):
-        raise InputError(f"{config.name}: the config file must hold exactly one object, found {len(docs)} documents")
+        raise InputError(f"{config.name}: the config file must hold exactly one object, found {len(docs)} documents"
+                         f"{stream.SWAPPED if len(docs) > 1 else ''}")
     fn_config = docs[0]
+    stream.check_config_kind(config.name, fn_config)
     config_id = object_id(fn_config) if fn_config.get("metadata") else None
     rl, items, results, written = run_parsed(StreamInput(sources, fn_config, config_id), opts)
-    results = stream.with_files(rl, results)
+    results = stream.with_config_file(stream.with_files(rl, results), fn_config, config.name) + \
+        stream.empty_inputs(rl, sources)
     code = exit_code(results)
     if code:
         return Output(b"", results, code)

@@ -19,10 +19,11 @@ following what kustomize and kpt do with the same files (docs/standalone.md):
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from krm_fn.errors import InputError
-from krm_fn.io.inputs import Skipped
+from krm_fn.io.inputs import Skipped, Source
 from krm_fn.io.resourcelist import Origin, ResourceList, line_of, origin_of
 from krm_fn.kube.api import ANN_LEGACY_INDEX, ANN_LEGACY_PATH, FN_GROUP
 from krm_fn.kube import kpt_annotations
@@ -39,6 +40,31 @@ _LEGACY = frozenset((ANN_LEGACY_PATH, ANN_LEGACY_INDEX, "config.k8s.io/id"))
 BUILD_FILES = Skipped(frozenset(("kustomization.yaml", "kustomization.yml")),
                       frozenset((("kustomize.config.k8s.io", "Kustomization"),
                                  ("kustomize.config.k8s.io", "Component"), ("kpt.dev", "Kptfile"))))
+
+
+SWAPPED = "; the first argument is the config file (kubevirt-krm CONFIG.yaml [FILE|DIR|-]...)"
+
+
+def check_config_kind(name: str, config: Obj) -> None:
+    """A config file that holds a manifest, not a function config (``kubevirt-krm vms.yaml config.yaml``): one
+    line saying which argument is which. Function configs of any kind, and ConfigMaps, are the config's to judge."""
+    api_version, kind = config.get("apiVersion"), config.get("kind")
+    if isinstance(kind, str) and kind and kind != "ConfigMap" and group_of(api_version) != FN_GROUP:
+        raise InputError(f"{name} holds a {kind}, not a function config{SWAPPED}")
+
+
+def empty_inputs(rl: ResourceList, sources: Sequence[Source]) -> list[Result]:
+    """A warning for each file given by name that held no manifest (empty, only comments, only build files
+    skipped as such are not: those come from directories, and the edge names a directory without YAML)."""
+    read = {o.file for o in (origin_of(rl, item) for item in rl.items) if o is not None}
+    return [Result(f"{s.name}: holds no manifest: nothing read from it", "warning") for s in sources
+            if s.is_file and not s.in_directory and s.name not in read]
+
+
+def with_config_file(results: list[Result], config: Obj, name: str) -> list[Result]:
+    """The results about the function config name the input it came from (``config file cfg.yaml``)."""
+    ref = ResourceRef.of(config)
+    return [r._replace(file=FileRef(name)) if r.resource_ref == ref and r.file is None else r for r in results]
 
 
 def check_unique(rl: ResourceList) -> None:
