@@ -24,7 +24,7 @@ from typing import Any
 
 from krm_fn.errors import InputError
 from krm_fn.io.inputs import Skipped, Source
-from krm_fn.io.resourcelist import Origin, ResourceList, line_of, origin_of
+from krm_fn.io.resourcelist import Origin, ResourceList, line_of, lines_of, origin_of
 from krm_fn.kube.api import ANN_LEGACY_INDEX, ANN_LEGACY_PATH, FN_GROUP
 from krm_fn.kube import kpt_annotations
 from krm_fn.kube.identity import ObjectId, group_of, object_id
@@ -117,11 +117,17 @@ def with_files(rl: ResourceList, results: list[Result]) -> list[Result]:
     """Each result about an input object names the input it came from and the line of the object's document in
     it (as KRM mode names the file from kpt's path annotation); a result about an object read from stdin names
     the file kustomize's path or origin annotation gives (the legacy plugin's input), else no file."""
-    where: dict[ResourceRef, FileRef | None] = {}
+    if not results:
+        return results
+    where: dict[ResourceRef, Origin | FileRef | None] = {}
     for item in rl.items:
         origin = origin_of(rl, item)
         if origin is not None:
-            where.setdefault(ResourceRef.of(item), FileRef(origin.file, origin.index, line_of(rl, origin))
-                             if origin.is_file else FileRef.of(item) or _kustomize_origin(item))
-    return [r._replace(file=where.get(r.resource_ref) if r.resource_ref is not None else None)
+            where.setdefault(ResourceRef.of(item), origin if origin.is_file
+                             else FileRef.of(item) or _kustomize_origin(item))
+    said = {r.resource_ref for r in results}
+    lines = lines_of(rl, [o for ref, o in where.items() if ref in said and isinstance(o, Origin)])
+    files = {ref: FileRef(o.file, o.index, lines[o]) if isinstance(o, Origin) else o
+             for ref, o in where.items() if ref in said}
+    return [r._replace(file=files.get(r.resource_ref) if r.resource_ref is not None else None)
             if r.resource_ref is not None or r.file is not None else r for r in results]
