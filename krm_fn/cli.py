@@ -90,7 +90,8 @@ Exit status:
        catalog diff: also unusable input (its 1 means "different")
   130  interrupted (Ctrl-C); 143 terminated (SIGTERM); a closed pipe on stdout ends the process by SIGPIPE
        (status 141 in a shell), quietly
-  One line per error on stderr.
+  One line per error on stderr, "kubevirt-krm: error: ..." (a VM's unresolved reference first, with what was
+  probably meant); warnings, "kubevirt-krm: warning: ...", in the stream modes too, never change the code.
 
 Environment: KUBEVIRT_KRM_WORKERS=1 renders on one process (default: two when two CPUs are available and a
 cgroup memory limit leaves room for two copies of a long input); KUBEVIRT_KRM_DEBUG=1 shows tracebacks of

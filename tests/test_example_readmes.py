@@ -144,3 +144,24 @@ def test_the_validate_examples_sample_lines_are_its_output() -> None:
     assert sample is not None
     proc = run_fn(sample.group(1).split(), cwd=REPO)
     assert proc.returncode == 1 and proc.stderr.decode() == sample.group(2)
+
+
+def test_the_readmes_quick_start_shows_what_it_prints(tmp_path: Path) -> None:
+    """README's quick start: the excerpt of the first command's output is the real output's lines in order
+    (``...`` leaves some out), and the misspelled instancetype prints the line shown (issue 26, point 8)."""
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    quick = text[text.index("## Quick start"):text.index("## What it does")]
+    command = re.search(r"&& kubevirt-krm (examples/\S+ examples/\S+)\n", quick)
+    excerpt = re.search(r"```yaml\n(.*?)```", quick, re.S)
+    error = re.search(r"```\n(kubevirt-krm: error: .*?\n)```", quick, re.S)
+    assert command is not None and excerpt is not None and error is not None
+    proc = run_fn(command.group(1).split(), cwd=REPO)
+    assert proc.returncode == 0 and proc.stderr == b""
+    output = iter(proc.stdout.decode().splitlines())
+    for line in excerpt.group(1).splitlines():
+        if line.strip() != "...":
+            assert line in output, f"{line!r} is not in the output (in this order)"
+    vms = (REPO / "examples" / "quickstart" / "vms.yaml").read_text()
+    (tmp_path / "vms.yaml").write_text(vms.replace("name: u1.medium ", "name: u1.meduim ", 1))
+    typo = run_fn([str(REPO / "examples" / "quickstart" / "fn-config.yaml"), "vms.yaml"], cwd=tmp_path)
+    assert (typo.returncode, typo.stdout, typo.stderr.decode()) == (1, b"", error.group(1))
