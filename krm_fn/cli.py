@@ -37,8 +37,9 @@ usage: kubevirt-krm                                  KRM function: ResourceList 
                                                      object given twice is refused; local-config objects,
                                                      function configs and kpt's file annotations are not
                                                      printed; a directory's kustomization.yaml is skipped
-       kubevirt-krm catalog docs [--builtin NAME | --path FILE]
-                                                     Markdown reference of a catalog
+       kubevirt-krm catalog docs [--builtin NAME[@VERSION] | --path FILE]
+                                                     Markdown reference of a catalog (a config file
+                                                     named catalog: give it as ./catalog)
        kubevirt-krm catalog diff --builtin NAME[@VERSION|@auto] [--strict] FILE|DIR|-...
                                                      a bundle or cluster export vs a builtin catalog (exit 0
                                                      identical, 1 different, 2 unusable input or usage error);
@@ -96,7 +97,8 @@ Exit status:
        catalog diff, upgrade-report: also unusable input (their 1 means "different", "something changes")
   130  interrupted (Ctrl-C); 143 terminated (SIGTERM); a closed pipe on stdout ends the process by SIGPIPE
        (status 141 in a shell), quietly
-  One line per error on stderr.
+  One line per error on stderr, "kubevirt-krm: error: ..." (a VM's unresolved reference first, with what was
+  probably meant); warnings, "kubevirt-krm: warning: ...", in the stream modes too, never change the code.
 
 Environment: KUBEVIRT_KRM_WORKERS=1 renders on one process (default: two when two CPUs are available and a
 cgroup memory limit leaves room for two copies of a long input); KUBEVIRT_KRM_DEBUG=1 shows tracebacks of
@@ -104,11 +106,16 @@ internal errors.
 """
 
 
+# every stderr line starts with the program's name, then its severity: "kubevirt-krm: error: ..." (one voice
+# for problems of the run and for results, README "Exit codes and errors")
+PREFIX = "kubevirt-krm: "
+
+
 def _die(message: str, code: int = 1) -> NoReturn:
     """One stderr line per line of ``message`` (a catalog's problems come one per line), then exit."""
     for line in message.splitlines() or [""]:
         if line.strip() or not message.strip():
-            _err(f"kubevirt-krm: error: {' '.join(line.split())}")
+            _err(f"{PREFIX}error: {' '.join(line.split())}")
     raise SystemExit(code)
 
 
@@ -159,13 +166,15 @@ def _write(stream: IO[bytes], data: bytes) -> None:
             _die(f"cannot write the output: {exc.strerror if isinstance(exc, OSError) else exc}")
 
 
-def _report(results: list[Result]) -> int:
-    """One stderr line per error result; the exit code they call for."""
+def _report(results: list[Result], warnings: bool = False) -> int:
+    """One stderr line per mistake: each error result (not those that follow from another: the root cause
+    leads, krm_fn/render/hints.py), and with ``warnings`` (the stream modes, whose results are nowhere else)
+    each warning; the exit code the results call for (warnings never change it)."""
     from krm_fn.results import exit_code
 
     for r in results:
-        if r.severity == "error":
-            _err(r.summary())
+        if (r.severity == "error" or (warnings and r.severity == "warning")) and not r.follows:
+            _err(PREFIX + r.summary())
     return exit_code(results)
 
 
@@ -233,12 +242,12 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _out_of_memory() -> NoReturn:
-    os.write(2, b"kubevirt-krm: error: out of memory: the input is too large for the memory available\n")
+    os.write(2, PREFIX.encode() + b"error: out of memory: the input is too large for the memory available\n")
     os._exit(1)
 
 
 INSTALL_PLUGIN_USAGE = "usage: kubevirt-krm install-plugin DIR"
-CATALOG_DOCS_USAGE = "usage: kubevirt-krm catalog docs [--builtin NAME | --path FILE]"
+CATALOG_DOCS_USAGE = "usage: kubevirt-krm catalog docs [--builtin NAME[@VERSION] | --path FILE]"
 CATALOG_USAGE = f"{CATALOG_DOCS_USAGE}\n       kubevirt-krm catalog diff --builtin NAME[@VERSION|@auto] [--strict] FILE|DIR|-..."
 HELP = ("-h", "--help")
 
@@ -252,7 +261,7 @@ def _main(args: list[str]) -> int:
 
         _print(f"kubevirt-krm {__version__}\n")
         return 0
-    if args and args[0] == "catalog" and (args[1:2] in (["docs"], ["diff"]) or not Path("catalog").exists()):
+    if args and args[0] == "catalog":  # a subcommand whatever the directory holds (a config file: ./catalog)
         return _catalog(args[1:])
     if args and args[0] == "install-plugin":
         return _install_plugin(args[1:])
@@ -420,9 +429,9 @@ def _run_stream(config: Source, base: Path | None, inputs: list[str], stdin: byt
                                                       if legacy_plugin_route(os.environ, bool(inputs)) else None))
     except InputError as exc:
         _die(exc.message)
-    code = _report(out.results)
+    code = _report(out.results, warnings=True)
     if out.notice is not None:
-        _err(out.notice.summary())  # a fleet on kustomize's legacy plugin route (krm_fn.fleet)
+        _err(PREFIX + out.notice.summary())  # a fleet on kustomize's legacy plugin route (krm_fn.fleet)
     if code == 0:
         if stdout is not None:
             _write(stdout, out.data)
@@ -511,6 +520,9 @@ def _sources(spec: str) -> list[Source]:
     if path.is_dir():
         files = sorted(p for p in path.rglob("*") if p.suffix in (".yaml", ".yml") and p.is_file()
                        and not any(part.startswith(".") for part in p.relative_to(path).parts))
+        if not files:  # a warning, as for a file that holds no manifest (krm_fn.stream.empty_inputs)
+            _err(f"{PREFIX}warning: {spec}: no .yaml or .yml file in this directory (hidden ones left out): "
+                 "nothing read from it")
         return [Source(str(f), _read_bytes(f, str(f)), in_directory=True) for f in files]
     return [Source(spec, _read_bytes(path, spec))]
 
@@ -597,7 +609,9 @@ def _catalog_docs(args: list[str]) -> int:
         _print(render_readme())
     elif args[0] in ("--builtin", "--path") and len(args) == 2:
         try:
-            spec = CatalogSpec(builtin=args[1]) if args[0] == "--builtin" else load_catalog_file(Path(args[1]))
+            name, _, version = args[1].partition("@")  # NAME@VERSION, as catalog diff takes it
+            spec = (CatalogSpec(builtin=name, version=version or None) if args[0] == "--builtin"
+                    else load_catalog_file(Path(args[1])))
             _print(render_docs(spec))
         except FnError as exc:
             _die(command_line_message(exc))

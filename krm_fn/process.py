@@ -97,7 +97,8 @@ def process_stream(config: Source, sources: Sequence[Source], options: Options |
     source = stream_input(config, sources)
     config_id = source.config_id
     rl, items, results, written = run_parsed(source, opts)
-    results = stream.with_files(rl, results)
+    results = stream.with_config_file(stream.with_files(rl, results), source.function_config, config.name) + \
+        stream.empty_inputs(rl, sources)
     code = exit_code(results)
     if code:
         return Output(b"", results, code)
@@ -115,6 +116,7 @@ def process_stream(config: Source, sources: Sequence[Source], options: Options |
 def stream_input(config: Source, sources: Sequence[Source]) -> StreamInput:
     """The stream modes' input: the config file read (exactly one object, its id) and the inputs; raises
     InputError naming the config file."""
+    from krm_fn import stream
     from krm_fn.io.fastload import load_values
     from krm_fn.io.resourcelist import decode
 
@@ -127,8 +129,10 @@ def stream_input(config: Source, sources: Sequence[Source]) -> StreamInput:
     except InputError as exc:
         raise InputError(f"{config.name}: {exc.message}") from None
     if len(docs) != 1 or not isinstance(docs[0], dict):
-        raise InputError(f"{config.name}: the config file must hold exactly one object, found {len(docs)} documents")
+        raise InputError(f"{config.name}: the config file must hold exactly one object, found {len(docs)} documents"
+                         f"{stream.SWAPPED if len(docs) > 1 else ''}")
     fn_config = docs[0]
+    stream.check_config_kind(config.name, fn_config)
     return StreamInput(sources, fn_config, object_id(fn_config) if fn_config.get("metadata") else None)
 
 

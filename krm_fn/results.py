@@ -11,6 +11,9 @@ from krm_fn.kube import kpt_annotations
 from krm_fn.kube.paths import Obj
 
 Severity = Literal["error", "warning", "info"]
+# the tag of a result that follows from others (their field paths): KubeVirt's verdict on a VM whose references
+# do not resolve (krm_fn/render/hints.py). It stays in the results; stderr shows the causes alone.
+FOLLOWS_FROM = "follows-from"
 
 
 class ResourceRef(NamedTuple):
@@ -42,6 +45,7 @@ class ResourceRef(NamedTuple):
 class FileRef:  # a dataclass: a named tuple's own index() would clash with the field
     path: str
     index: int | None = None
+    line: int | None = None  # the document's line in the file, when we read the file itself (stream modes)
 
     @staticmethod
     def of(obj: Obj) -> FileRef | None:
@@ -90,14 +94,20 @@ class Result(NamedTuple):
             out["tags"] = dict(self.tags)
         return out
 
+    @property
+    def follows(self) -> bool:
+        """Whether this result follows from other results (tagged :data:`FOLLOWS_FROM`): not a mistake of its own."""
+        return any(key == FOLLOWS_FROM for key, _ in self.tags)
+
     def summary(self) -> str:
-        """The one-line stderr form: ``error: VirtualMachine ns/vm (vms/vm.yaml) spec.x: message``."""
+        """The one-line stderr form: ``error: VirtualMachine ns/vm (vms/vm.yaml line 3) spec.x: message``."""
         parts = [f"{self.severity}:"]
         if self.resource_ref is not None:
             ref = self.resource_ref
             parts.append(readable(f"{ref.kind} {ref.namespace + '/' if ref.namespace else ''}{ref.name}", 200))
         if self.file is not None:
-            parts.append(f"({readable(self.file.path, 200)})")
+            line = f" line {self.file.line}" if self.file.line is not None else ""
+            parts.append(f"({readable(self.file.path, 200)}{line})")
         if self.field_path and not self.message.startswith(self.field_path):
             parts.append(f"{readable(self.field_path, 200)}:")
         elif len(parts) > 1:

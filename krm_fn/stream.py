@@ -19,12 +19,14 @@ following what kustomize and kpt do with the same files (docs/standalone.md):
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from krm_fn.errors import InputError
-from krm_fn.io.inputs import Skipped
-from krm_fn.io.resourcelist import Origin, ResourceList, line_of, origin_of
+from krm_fn.io.inputs import Skipped, Source
+from krm_fn.io.resourcelist import Origin, ResourceList, line_of, lines_of, origin_of
 from krm_fn.kube.api import ANN_LEGACY_INDEX, ANN_LEGACY_PATH, FN_GROUP
+from krm_fn.kube import kpt_annotations
 from krm_fn.kube.identity import ObjectId, group_of, object_id
 from krm_fn.kube.meta import annotations_of
 from krm_fn.kube.paths import Obj
@@ -38,6 +40,31 @@ _LEGACY = frozenset((ANN_LEGACY_PATH, ANN_LEGACY_INDEX, "config.k8s.io/id"))
 BUILD_FILES = Skipped(frozenset(("kustomization.yaml", "kustomization.yml")),
                       frozenset((("kustomize.config.k8s.io", "Kustomization"),
                                  ("kustomize.config.k8s.io", "Component"), ("kpt.dev", "Kptfile"))))
+
+
+SWAPPED = "; the first argument is the config file (kubevirt-krm CONFIG.yaml [FILE|DIR|-]...)"
+
+
+def check_config_kind(name: str, config: Obj) -> None:
+    """A config file that holds a manifest, not a function config (``kubevirt-krm vms.yaml config.yaml``): one
+    line saying which argument is which. Function configs of any kind, and ConfigMaps, are the config's to judge."""
+    api_version, kind = config.get("apiVersion"), config.get("kind")
+    if isinstance(kind, str) and kind and kind != "ConfigMap" and group_of(api_version) != FN_GROUP:
+        raise InputError(f"{name} holds a {kind}, not a function config{SWAPPED}")
+
+
+def empty_inputs(rl: ResourceList, sources: Sequence[Source]) -> list[Result]:
+    """A warning for each file given by name that held no manifest (empty, only comments, only build files
+    skipped as such are not: those come from directories, and the edge names a directory without YAML)."""
+    read = {o.file for o in (origin_of(rl, item) for item in rl.items) if o is not None}
+    return [Result(f"{s.name}: holds no manifest: nothing read from it", "warning") for s in sources
+            if s.is_file and not s.in_directory and s.name not in read]
+
+
+def with_config_file(results: list[Result], config: Obj, name: str) -> list[Result]:
+    """The results about the function config name the input it came from (``config file cfg.yaml``)."""
+    ref = ResourceRef.of(config)
+    return [r._replace(file=FileRef(name)) if r.resource_ref == ref and r.file is None else r for r in results]
 
 
 def check_unique(rl: ResourceList) -> None:
@@ -81,13 +108,26 @@ def unannotated(item: Obj) -> Obj:
     return {**item, "metadata": new_md}
 
 
+def _kustomize_origin(item: Obj) -> FileRef | None:
+    path = kpt_annotations.origin_path(item)
+    return FileRef(path) if path else None
+
+
 def with_files(rl: ResourceList, results: list[Result]) -> list[Result]:
-    """Each result about an input object names the input it came from (as KRM mode names the file from kpt's
-    path annotation); a result about an object read from stdin or that no input holds names no file."""
-    where: dict[ResourceRef, FileRef] = {}
+    """Each result about an input object names the input it came from and the line of the object's document in
+    it (as KRM mode names the file from kpt's path annotation); a result about an object read from stdin names
+    the file kustomize's path or origin annotation gives (the legacy plugin's input), else no file."""
+    if not results:
+        return results
+    where: dict[ResourceRef, Origin | FileRef | None] = {}
     for item in rl.items:
         origin = origin_of(rl, item)
-        if origin is not None and origin.is_file:
-            where.setdefault(ResourceRef.of(item), FileRef(origin.file, origin.index))
-    return [r._replace(file=where.get(r.resource_ref) if r.resource_ref is not None else None)
+        if origin is not None:
+            where.setdefault(ResourceRef.of(item), origin if origin.is_file
+                             else FileRef.of(item) or _kustomize_origin(item))
+    said = {r.resource_ref for r in results}
+    lines = lines_of(rl, [o for ref, o in where.items() if ref in said and isinstance(o, Origin)])
+    files = {ref: FileRef(o.file, o.index, lines[o]) if isinstance(o, Origin) else o
+             for ref, o in where.items() if ref in said}
+    return [r._replace(file=files.get(r.resource_ref) if r.resource_ref is not None else None)
             if r.resource_ref is not None or r.file is not None else r for r in results]

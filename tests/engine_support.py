@@ -35,7 +35,7 @@ from krm_fn.kubevirt.revision import revision_data
 from krm_fn.kubevirt.schema.roundtrip import encode_object
 from tests.render_support import render
 from krm_fn.render.spec import RendererSpec
-from krm_fn.results import Result
+from krm_fn.results import FOLLOWS_FROM, Result
 
 KPT_ANNOTATION_PREFIXES = ("internal.config.kubernetes.io/", "config.kubernetes.io/")
 KPT_ANNOTATIONS = ("kustomize.config.k8s.io/id",)
@@ -176,12 +176,14 @@ class VMError:
 
     message: str
     stage: str | None
+    follows: bool = False  # KubeVirt's verdict behind the root causes we lead with (krm_fn/render/hints.py)
 
     @staticmethod
     def of(result: Result | dict[str, Any]) -> VMError:
         if isinstance(result, Result):
-            return VMError(result.message, dict(result.tags).get("stage"))
-        return VMError(str(result.get("message", "")), (result.get("tags") or {}).get("stage"))
+            return VMError(result.message, dict(result.tags).get("stage"), result.follows)
+        tags = result.get("tags") or {}
+        return VMError(str(result.get("message", "")), tags.get("stage"), FOLLOWS_FROM in tags)
 
 
 def compare_vm(entry: dict[str, Any], output_vm: Obj, errors: list[VMError], unchanged: bool) -> list[str]:
@@ -193,12 +195,14 @@ def compare_vm(entry: dict[str, Any], output_vm: Obj, errors: list[VMError], unc
     problems: list[str] = []
     if entry.get("error"):
         want = STAGE_PREFIX[entry["errorStage"]] + entry["error"]
-        if not errors:
+        # KubeVirt's verdict: the first error, or the one the root causes we lead with are followed by
+        verdict = next((e for e in errors if e.follows), errors[0] if errors else None)
+        if verdict is None:
             problems.append(f"expected {entry['errorStage']} error {entry['error']!r}, got none")
-        elif errors[0].message != want:
-            problems.append(f"error message {errors[0].message!r} != expected {want!r}")
-        elif errors[0].stage is not None and errors[0].stage != entry["errorStage"]:
-            problems.append(f"error stage {errors[0].stage} != expected {entry['errorStage']}")
+        elif verdict.message != want:
+            problems.append(f"error message {verdict.message!r} != expected {want!r}")
+        elif verdict.stage is not None and verdict.stage != entry["errorStage"]:
+            problems.append(f"error stage {verdict.stage} != expected {entry['errorStage']}")
         if not unchanged:
             problems.append("a rejected VM must be returned unchanged")
         return problems

@@ -181,5 +181,5 @@ spec:
         devices: {}
 """
 MISSING_TYPE_MESSAGE = 'virtualmachineclusterinstancetypes.instancetype.kubevirt.io "u1.nonexistent" not found'
-MISSING_TYPE_STDERR = ("error: VirtualMachine apps/broken spec.instancetype: unable to expand VirtualMachine: "
-                       + MISSING_TYPE_MESSAGE)
+MISSING_TYPE_STDERR = ("kubevirt-krm: error: VirtualMachine apps/broken spec.instancetype: "
+                       "unable to expand VirtualMachine: " + MISSING_TYPE_MESSAGE)

@@ -69,7 +69,7 @@ def test_config_errors_are_results_and_exit_1() -> None:
     assert set(messages) == {"spec.mode", "spec.bogus"}
     assert all(r["severity"] == "error" and r["resourceRef"]["name"] == "r" for r in out["results"])
     err = proc.stderr.decode().strip().splitlines()
-    assert len(err) == 2 and all(line.startswith("error: VirtualMachineRenderer r") for line in err)
+    assert len(err) == 2 and all(line.startswith("kubevirt-krm: error: VirtualMachineRenderer r") for line in err)
     assert "Traceback" not in proc.stderr.decode()
 
 
@@ -120,7 +120,8 @@ def test_a_fleet_on_the_legacy_plugin_route_gets_one_warning_line(tmp_path: Path
     proc = run_fn([str(tmp_path / "cfg.yaml")], stream, env={"KUSTOMIZE_PLUGIN_CONFIG_STRING": cfg})
     assert proc.returncode == 0 and proc.stdout.decode() == stream
     lines = proc.stderr.decode().splitlines()
-    assert len(lines) == 1 and lines[0].startswith(f"warning: {vms} resources ({vms} VirtualMachines)"), lines
+    assert len(lines) == 1, lines
+    assert lines[0].startswith(f"kubevirt-krm: warning: {vms} resources ({vms} VirtualMachines)"), lines
     assert "kubectl kustomize DIR | kubevirt-krm CONFIG.yaml -" in lines[0] and "kpt fn render" in lines[0]
     piped = run_fn([str(tmp_path / "cfg.yaml"), "-"], stream)
     assert piped.returncode == 0 and piped.stderr == b"" and piped.stdout == proc.stdout

@@ -1,14 +1,20 @@
 """Example READMEs (issue 16, point 6): every example directory has one, and what they tell a new user to
-read or run exists: no file outside the repository, no install from a package index that does not serve us."""
+read or run exists: no file outside the repository, no install from a package index that does not serve us.
+What they tell a user to run leaves the checkout as it was (issue 26, point 6), and the sample output that
+revisions-validate shows is the real one."""
 
 from __future__ import annotations
 
+import os
 import re
+import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import REPO
+from tests.conftest import REPO, run_fn
+from tests.integration_support import tool_env
 
 EXAMPLE_DIRS = sorted(p for p in (REPO / "examples").iterdir() if p.is_dir() and not p.name.startswith("."))
 # the examples' READMEs are for users; the top README also points developers at the spec checkout next to it
@@ -73,3 +79,89 @@ def test_references_are_found(text: str, found: list[str]) -> None:
 ])
 def test_an_install_by_name_is_recognised(text: str, by_name: bool) -> None:
     assert (_PIP_BY_NAME.search(text) is not None) == by_name
+
+
+# --- what a README tells a user to run leaves the checkout clean (issue 26, point 6) ----------------------------
+_SHELL_BLOCK = re.compile(r"^```(?:bash|sh)\n(.*?)^```", re.S | re.M)
+# not run here: installs (the tests run this checkout's code), image builds and pushes, a live cluster
+_NOT_RUN = re.compile(r"(pip3?|podman|docker) |kubectl -n ")
+
+
+def shell_commands(text: str) -> list[str]:
+    """The command lines of a Markdown text's ``bash``/``sh`` blocks, but for those :data:`_NOT_RUN`."""
+    return [line for block in _SHELL_BLOCK.findall(text) for line in block.splitlines()
+            if line.strip() and not line.lstrip().startswith("#") and not _NOT_RUN.match(line.lstrip())]
+
+
+COMMANDS = {r: shell_commands(r.read_text(encoding="utf-8")) for r in READMES}
+
+
+def _repository_copy(target: Path) -> Path:
+    """A git repository holding this checkout's files as they are now (tracked and new, not ignored)."""
+    listed = subprocess.run(["git", "-C", str(REPO), "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+                            capture_output=True, check=True).stdout.decode().split("\0")
+    for name in filter(None, listed):
+        source = REPO / name
+        if not source.is_symlink() and not source.exists():
+            continue  # deleted in the working tree
+        (target / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(source, target / name, follow_symlinks=False)
+    return target
+
+
+def _git(copy: Path, env: dict[str, str], *args: str) -> str:
+    return subprocess.run(["git", "-C", str(copy), *args], capture_output=True, check=True, env=env).stdout.decode()
+
+
+@pytest.mark.parametrize("readme", [r for r in READMES if COMMANDS[r]], ids=lambda r: str(r.relative_to(REPO)))
+def test_a_readmes_commands_leave_the_checkout_clean(readme: Path, tmp_path: Path) -> None:
+    """Every command of the README, from the root of a copy of the repository (tools that are not installed
+    just fail), then ``git status``: nothing modified, nothing new."""
+    copy = _repository_copy(tmp_path / "repo")
+    env = tool_env(tmp_path, {"HOME": str(tmp_path / "home"), "TMPDIR": str(tmp_path / "tmp")})
+    (tmp_path / "tmp").mkdir()
+    _git(copy, env, "init", "-q")
+    _git(copy, env, "add", "-A")
+    _git(copy, env, "commit", "-q", "-m", "checkout")
+    proc = subprocess.run(["bash", "-c", "\n".join(COMMANDS[readme])], cwd=copy, env=env, capture_output=True,
+                          timeout=600)
+    assert b"Traceback" not in proc.stderr, proc.stderr.decode()[-2000:]
+    assert _git(copy, env, "status", "--porcelain") == "", (
+        f"{readme.relative_to(REPO)}'s commands changed the checkout:\n{_git(copy, env, 'status', '--porcelain')}")
+
+
+def test_commands_are_found() -> None:
+    text = "x\n```bash\npip install .\n# a comment\nkpt fn render a \\\n  --b\n\n```\n```yaml\nkind: X\n```\n"
+    assert shell_commands(text) == ["kpt fn render a \\", "  --b"]
+    assert COMMANDS[REPO / "examples" / "quickstart" / "README.md"] == [
+        "kubevirt-krm examples/quickstart/fn-config.yaml examples/quickstart/vms.yaml"]
+
+
+def test_the_validate_examples_sample_lines_are_its_output() -> None:
+    """examples/revisions-validate/README.md shows the command and what it prints: the lines are the real ones."""
+    text = (REPO / "examples" / "revisions-validate" / "README.md").read_text(encoding="utf-8")
+    sample = re.search(r"```console\n\$ kubevirt-krm (.*?)\n(.*?)```", text, re.S)
+    assert sample is not None
+    proc = run_fn(sample.group(1).split(), cwd=REPO)
+    assert proc.returncode == 1 and proc.stderr.decode() == sample.group(2)
+
+
+def test_the_readmes_quick_start_shows_what_it_prints(tmp_path: Path) -> None:
+    """README's quick start: the excerpt of the first command's output is the real output's lines in order
+    (``...`` leaves some out), and the misspelled instancetype prints the line shown (issue 26, point 8)."""
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    quick = text[text.index("## Quick start"):text.index("## What it does")]
+    command = re.search(r"&& kubevirt-krm (examples/\S+ examples/\S+)\n", quick)
+    excerpt = re.search(r"```yaml\n(.*?)```", quick, re.S)
+    error = re.search(r"```\n(kubevirt-krm: error: .*?\n)```", quick, re.S)
+    assert command is not None and excerpt is not None and error is not None
+    proc = run_fn(command.group(1).split(), cwd=REPO)
+    assert proc.returncode == 0 and proc.stderr == b""
+    output = iter(proc.stdout.decode().splitlines())
+    for line in excerpt.group(1).splitlines():
+        if line.strip() != "...":
+            assert line in output, f"{line!r} is not in the output (in this order)"
+    vms = (REPO / "examples" / "quickstart" / "vms.yaml").read_text()
+    (tmp_path / "vms.yaml").write_text(vms.replace("name: u1.medium ", "name: u1.meduim ", 1))
+    typo = run_fn([str(REPO / "examples" / "quickstart" / "fn-config.yaml"), "vms.yaml"], cwd=tmp_path)
+    assert (typo.returncode, typo.stdout, typo.stderr.decode()) == (1, b"", error.group(1))

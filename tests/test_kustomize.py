@@ -86,7 +86,8 @@ spec:
 """
 BAD_VMS = {
     "missing-instancetype": (MISSING_TYPE_VM, MISSING_TYPE_STDERR),
-    "conflict": (CONFLICTING_VM, "error: VirtualMachine apps/greedy spec.template.spec.domain.cpu.cores: "
+    "conflict": (CONFLICTING_VM, "kubevirt-krm: error: VirtualMachine apps/greedy "
+                 "spec.template.spec.domain.cpu.cores: "
                  'admission webhook "virtualmachine-validator.kubevirt.io" denied the request: VM field(s) '
                  "spec.template.spec.domain.cpu.cores conflicts with selected instance type"),
 }
@@ -148,6 +149,21 @@ def test_example_bad_vm_fails_the_build(plugin_home: Path, tmp_path: Path, bad: 
     assert proc.stdout == ""
     assert message in proc.stderr, proc.stderr                     # our one line, shown by kustomize
     assert "Traceback" not in proc.stderr
+
+
+def test_a_bad_vm_names_its_file_with_origin_annotations(plugin_home: Path, tmp_path: Path) -> None:
+    """kubectl kustomize hands a legacy plugin no path annotation; with ``buildMetadata: [originAnnotations]``
+    the origin annotation names the file, and so does our line (issue 26, point 3)."""
+    vm, message = BAD_VMS["missing-instancetype"]
+    app = tmp_path / "app"
+    shutil.copytree(EXAMPLE, app)
+    with (app / "vms" / "vms.yaml").open("a") as f:
+        f.write(vm)
+    with (app / "kustomization.yaml").open("a") as f:
+        f.write("buildMetadata: [originAnnotations]\n")
+    proc = kustomize(app, plugin_home)
+    assert proc.returncode != 0 and proc.stdout == ""
+    assert message.replace("apps/broken ", "apps/broken (vms/vms.yaml) ") in proc.stderr, proc.stderr
 
 
 def test_krm_function_exec_annotation_is_silently_skipped_by_kubectl(tmp_path: Path) -> None:

@@ -86,4 +86,7 @@ def test_results_name_the_file_of_the_vm(tmp_path: Path) -> None:
     rendered = app / "all.yaml"
     rendered.write_bytes(generated.stdout)
     proc = run_fn([str(app / "prerender.yaml"), str(rendered)])
-    assert_clean_failure(proc, f"VirtualMachine apps/c ({rendered}) spec.instancetype")
+    # the file and the line of the VM's document in it (issue 26, point 3)
+    text = generated.stdout.decode()
+    line = text.count("\n", 0, text.rindex("---\n", 0, text.index("name: c\n")) + len("---\n")) + 1
+    assert_clean_failure(proc, f"VirtualMachine apps/c ({rendered} line {line}) spec.instancetype")

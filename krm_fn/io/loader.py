@@ -303,11 +303,20 @@ def load_documents(text: str, *, track: str | None = None) -> list[Document]:
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
         if "maximum nesting depth" in str(exc.problem):  # libyaml >= 0.2.6 (PyYAML 6.0.4) has our limit too
             raise InputError(f"document nested deeper than {MAX_DEPTH} levels{where}") from None
-        raise YAMLSyntaxError(f"malformed YAML: {exc.problem or exc.context}{where}",
+        tab = " (a tab in the indentation: YAML indents with spaces)" if mark is not None and _tab_indent(
+            text, mark.index) and "tab" not in str(exc.problem) else ""
+        raise YAMLSyntaxError(f"malformed YAML: {exc.problem or exc.context}{where}{tab}",
                               mark.index if mark is not None else len(text)) from None
     except yaml.YAMLError as exc:
         raise InputError(f"malformed YAML: {' '.join(str(exc).split())}") from None
     return docs
+
+
+def _tab_indent(text: str, index: int) -> bool:
+    """Whether the character at ``index`` is a tab among its line's leading blanks (libyaml: "found character
+    that cannot start any token")."""
+    line_start = text.rfind("\n", 0, index) + 1
+    return text[index:index + 1] == "\t" and not text[line_start:index].strip(" \t")
 
 
 class _NoKey:

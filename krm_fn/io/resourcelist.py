@@ -13,7 +13,7 @@ back once each. Line breaks are LF in and out (:func:`decode`).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -81,6 +81,20 @@ def origin_of(rl: ResourceList, item: Obj) -> Origin | None:
 def line_of(rl: ResourceList, origin: Origin) -> int:
     """The line of ``origin``'s document in its own input (1-based)."""
     return origin.line(rl._read.text)
+
+
+def lines_of(rl: ResourceList, origins: Iterable[Origin]) -> dict[Origin, int]:
+    """:func:`line_of` for many origins, each input's text read once (in order of the documents)."""
+    text = rl._read.text
+    out: dict[Origin, int] = {}
+    part, pos, line = -1, 0, 1
+    for origin in sorted(set(origins), key=lambda o: (o.part, o.start)):
+        if origin.part != part:
+            part, pos, line = origin.part, origin.part, 1
+        line += text.count("\n", pos, origin.start)
+        pos = origin.start
+        out[origin] = line
+    return out
 
 
 class _Read:

@@ -19,6 +19,8 @@ ANN_LEGACY_PATH = "config.kubernetes.io/path"
 ANN_LEGACY_INDEX = "config.kubernetes.io/index"
 ANN_ID = "internal.config.kubernetes.io/id"
 ANN_PACKAGE_PATH = "internal.config.kubernetes.io/package-path"
+# kustomize's origin of a resource (buildMetadata: [originAnnotations]): YAML text with a `path:` line
+ANN_ORIGIN = "config.kubernetes.io/origin"
 
 # --- KubeVirt ---------------------------------------------------------------------------------
 VM_API_VERSION = "kubevirt.io/v1"
@@ -61,6 +63,23 @@ KIND_DATA_VOLUME = "DataVolume"
 KIND_DATA_SOURCE = "DataSource"
 SNAPSHOT_GROUP = "snapshot.storage.k8s.io"
 KIND_VOLUME_SNAPSHOT = "VolumeSnapshot"
+
+# --- the kinds KubeVirt's and CDI's API groups serve (an unknown kind in one is probably a typo: render/kinds.py) ----
+KUBEVIRT_GROUP_KINDS: Final[dict[str, frozenset[str]]] = {
+    "kubevirt.io": frozenset({"KubeVirt", KIND_VM, "VirtualMachineInstance", "VirtualMachineInstanceMigration",
+                              "VirtualMachineInstancePreset", "VirtualMachineInstanceReplicaSet"}),
+    INSTANCETYPE_GROUP: TYPE_KINDS,
+    "flavor.kubevirt.io": frozenset({"VirtualMachineFlavor", "VirtualMachineClusterFlavor"}),  # legacy: migrate
+    "pool.kubevirt.io": frozenset({"VirtualMachinePool"}),
+    "snapshot.kubevirt.io": frozenset({"VirtualMachineSnapshot", "VirtualMachineSnapshotContent",
+                                       "VirtualMachineRestore"}),
+    "export.kubevirt.io": frozenset({"VirtualMachineExport"}),
+    "clone.kubevirt.io": frozenset({"VirtualMachineClone"}),
+    "migrations.kubevirt.io": frozenset({"MigrationPolicy"}),
+    CDI_GROUP: frozenset({"CDI", "CDIConfig", "DataImportCron", KIND_DATA_SOURCE, KIND_DATA_VOLUME, "ObjectTransfer",
+                          "StorageProfile", "VolumeCloneSource", "VolumeImportSource", "VolumeUploadSource"}),
+    "upload.cdi.kubevirt.io": frozenset({"UploadTokenRequest"}),
+}
 
 # --- labels KubeVirt reads or writes (pkg/instancetype: infer, revision) ------------------------
 LABEL_DEFAULT_INSTANCETYPE = "instancetype.kubevirt.io/default-instancetype"

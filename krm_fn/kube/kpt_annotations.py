@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from typing import Any, Final
 
 from krm_fn.errors import shown
-from krm_fn.kube.api import ANN_INDEX, ANN_LEGACY_INDEX, ANN_LEGACY_PATH, ANN_PACKAGE_PATH, ANN_PATH
+from krm_fn.kube.api import ANN_INDEX, ANN_LEGACY_INDEX, ANN_LEGACY_PATH, ANN_ORIGIN, ANN_PACKAGE_PATH, ANN_PATH
 from krm_fn.kube.meta import annotations_of
 from krm_fn.kube.paths import Obj, dotted
 
@@ -23,7 +23,7 @@ INDEX_ANNOTATIONS: Final = (ANN_INDEX, ANN_LEGACY_INDEX)
 # read on the functionConfig only (kpt: the package directory, krm_fn.process)
 CONFIG_ANNOTATIONS: Final = (ANN_PACKAGE_PATH,)
 # every annotation whose value we read (tests/reliability/test_hostile_config.py checks the code against it)
-READ: Final = PATH_ANNOTATIONS + INDEX_ANNOTATIONS + CONFIG_ANNOTATIONS
+READ: Final = PATH_ANNOTATIONS + INDEX_ANNOTATIONS + CONFIG_ANNOTATIONS + (ANN_ORIGIN,)
 
 INT64: Final = (-(1 << 63), (1 << 63) - 1)
 _ATOI: Final = re.compile(r"[+-]?[0-9]+")  # strconv.Atoi; [0-9] is ASCII only, unlike \d
@@ -49,6 +49,18 @@ def file_path(obj: Any) -> str | None:
     ann = annotations_of(obj)
     path = ann.get(ANN_PATH) or ann.get(ANN_LEGACY_PATH)
     return path if isinstance(path, str) and path and "\0" not in path else None
+
+
+def origin_path(obj: Any) -> str | None:
+    """The file kustomize's origin annotation names (its ``path:`` line; kustomize writes it for
+    ``buildMetadata: [originAnnotations]``, and hands it to a legacy exec plugin), None when there is none."""
+    value = annotations_of(obj).get(ANN_ORIGIN)
+    for line in value.splitlines() if isinstance(value, str) else ():
+        key, colon, rest = line.partition(":")
+        if colon and key == "path":
+            path = rest.strip().strip("'\"")
+            return path if path and "\0" not in path else None
+    return None
 
 
 def file_index(obj: Any) -> int | None:

@@ -2,14 +2,18 @@
 
 KubeVirt's admission skips a matcher whose object it cannot find (the lookup fails later, at expand), so a VM
 with a misspelled instancetype and a preference whose requirements fail is refused for the requirements alone.
-:func:`reference_results` adds what KubeVirt would report next: every lookup that fails, in KubeVirt's words
-(``find``), and, for an object that is not found, what the user probably meant:
+:func:`rejection_results` leads with the root cause: every lookup that fails, in KubeVirt's words (``find``),
+and, for an object that is not found, what the user probably meant:
 
 * the name exists as the other kind of the family (cluster-scoped vs namespaced);
 * a namespaced object of that name exists in another namespace (namespaced kinds are looked up in the VM's);
 * names of that kind close to it (items and catalog, :mod:`difflib`, best first, ties by name).
 
-KubeVirt's own error is never reworded: when it is the lookup failure itself, only the hint is added.
+KubeVirt's own error is never reworded: it follows the root causes as the result it is, tagged
+``follows-from`` (the fields of the causes; :data:`krm_fn.results.FOLLOWS_FROM`), so that a mistake is one
+line on stderr (the cause, with its hint) while the results keep KubeVirt's verdict. With no root cause to
+name (no failing lookup, or KubeVirt's error is the lookup failure and nothing is close to it), KubeVirt's
+error is the one result.
 """
 
 from __future__ import annotations
@@ -22,7 +26,7 @@ from krm_fn.kube.api import CLUSTER_SCOPED_KINDS, FAMILIES, FAMILY_KINDS, Family
 from krm_fn.kube.paths import Obj, get2
 from krm_fn.kubevirt.find import FindError, Matches, not_found, object_kind, resource_of
 from krm_fn.kubevirt.rejection import Rejection
-from krm_fn.results import Result
+from krm_fn.results import FOLLOWS_FROM, Result
 
 MAX_SUGGESTIONS: Final = 3
 CUTOFF: Final = 0.6  # difflib.get_close_matches' default
@@ -33,12 +37,28 @@ HintKey = tuple[str, str, str, str, str]
 HintCache = dict[HintKey, "str | None"]
 
 
+def rejection_results(vm: Obj, rejection: Rejection, index: Index, report_on: Obj, found: Matches,
+                      hints: HintCache) -> list[Result]:
+    """The results of a VM refused by KubeVirt, root causes first: the references that do not resolve
+    (:func:`reference_results`), then KubeVirt's own error, unchanged, tagged as following from them; unless
+    that error is itself a lookup failure with nothing to add, a root cause of its own, which then leads.
+    ``vm`` is the VM as the webhook left it (inferred matchers), ``found`` its matches (``VmStages.found``);
+    results are about ``report_on`` (the input item); ``hints`` is the render's."""
+    causes = reference_results(vm, rejection, index, report_on, found, hints)
+    tags: tuple[tuple[str, str], ...] = (("stage", rejection.stage),)
+    own = rejection.stage in ("admit", "expand") and any(
+        isinstance(err, FindError) and err.message == rejection.error for err in found.values()) and not any(
+        c.message.startswith(rejection.error) for c in causes)
+    if causes and not own:
+        tags += ((FOLLOWS_FROM, ", ".join(c.field_path or "" for c in causes)),)
+    verdict = Result.for_object(rejection.message, report_on, field_path=rejection.field_path, tags=tags)
+    return [verdict, *causes] if own or not causes else [*causes, verdict]
+
+
 def reference_results(vm: Obj, rejection: Rejection, index: Index, report_on: Obj, found: Matches,
                       hints: HintCache) -> list[Result]:
-    """For a VM refused at ``admit`` or ``expand``: an ``error`` per failing lookup KubeVirt's message does not
-    name yet, with a hint for an object that is not found, and the hint alone for the one it names. ``vm`` is
-    the VM as the webhook left it (inferred matchers), ``found`` its matches (``VmStages.found``); results are
-    about ``report_on`` (the input item); ``hints`` is the render's."""
+    """For a VM refused at ``admit`` or ``expand``: an ``error`` per failing lookup, with a hint for an object
+    that is not found; the lookup KubeVirt's message names only when there is a hint to add."""
     if rejection.stage not in ("admit", "expand"):
         return []
     out: list[Result] = []
@@ -47,13 +67,9 @@ def reference_results(vm: Obj, rejection: Rejection, index: Index, report_on: Ob
         if not isinstance(err, FindError):
             continue
         hint = _hint(vm, family, err, index, hints)
-        if err.message == rejection.error:
-            if hint:
-                out.append(Result.for_object(f"{err.message}: {hint}", report_on, field_path=f"spec.{family}",
-                                             tags=(("stage", "find"),)))
+        if err.message == rejection.error and not hint:
             continue
-        text = f"{err.message}: {hint}" if hint else err.message
-        out.append(Result.for_object(f"{text} (KubeVirt reports this once the error above is fixed)", report_on,
+        out.append(Result.for_object(f"{err.message}: {hint}" if hint else err.message, report_on,
                                      field_path=f"spec.{family}", tags=(("stage", "find"),)))
     return out
 

@@ -27,7 +27,7 @@ from krm_fn.kubevirt.webhooks.admission import refused
 from krm_fn.render.admission import describe
 from krm_fn.render.carriers import Carried, carried, moved, unchecked, with_pool_spec
 from krm_fn.kube import kpt_annotations
-from krm_fn.render.hints import HintCache, reference_results
+from krm_fn.render.hints import HintCache, rejection_results
 from krm_fn.render.pinning import Pinning, unpinned
 from krm_fn.render.rendered import Rendered
 from krm_fn.render.spec import RendererSpec
@@ -156,12 +156,10 @@ class ItemRenderer:
             stages: VmStages = vm_stages(checked, self.index, self.spec.cluster, self.caches, found,
                                          self.release)
             if stages.rejection is not None:
-                r = stages.rejection
-                done.results.append(Result.for_object(r.message, vm, field_path=r.field_path,
-                                                      tags=(("stage", r.stage),)))
-                # what KubeVirt would not find either, with what was probably meant (krm_fn.render.hints)
-                done.results += reference_results(stages.inferred or checked, r, self.index, vm, stages.found,
-                                                  self.hints)
+                # what KubeVirt would not find first, with what was probably meant, then KubeVirt's verdict
+                # (krm_fn.render.hints)
+                done.results += rejection_results(stages.inferred or checked, stages.rejection, self.index, vm,
+                                                  stages.found, self.hints)
                 return vm
             if stages.inferred is not None and stages.inferred is not checked:  # inferFromVolume named objects
                 problem = self.refused_reference(stages.inferred, stages.found)

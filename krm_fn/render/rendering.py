@@ -11,6 +11,7 @@ from krm_fn.kube.api import CLUSTER_SCOPED_KINDS, TYPE_KINDS
 from krm_fn.kube.paths import Obj
 from krm_fn.render.admission import results as admission_results
 from krm_fn.render.items import ItemRenderer
+from krm_fn.render.kinds import unknown_kind_results
 from krm_fn.render.rendered import Rendered
 from krm_fn.render.scope import clear_cluster_namespaces
 from krm_fn.render.spec import RendererSpec
@@ -47,7 +48,7 @@ class Rendering:
             self.items, self.results = items, deprecation_infos(items)
         # cluster-scoped objects stamped with a namespace: stored without it (krm_fn.render.scope)
         self.items, cleared = clear_cluster_namespaces(self.items, written=spec.mode != "validate")
-        self.results += cleared
+        self.results += cleared + unknown_kind_results(self.items)  # kind: VirtualMachin (krm_fn.render.kinds)
         self.renderer = ItemRenderer(spec, Index(self.items, _served(catalog_objects, spec.catalog.scope)),
                                      self.items) if spec.mode != "migrate" else None
         # every instancetype/preference among the items, as the cluster would admit it (errors, warnings)

@@ -89,12 +89,22 @@ def _catches(pid: int, sig: int) -> bool:
     return True
 
 
+def _default_dispositions() -> None:
+    """In the child, before exec: SIGINT and SIGTERM at their defaults, whatever the test runner inherited. A
+    shell starts a background job (``pytest ... &``) with SIGINT ignored, and an ignored signal stays ignored
+    across exec: Python would not install its SIGINT handler, so neither does kubevirt-krm (as it must not when
+    its parent asks it to ignore Ctrl-C), and the test's signal would be lost."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
 def _started_then(sig: int, args: list[str], stdin_path: Path, out_path: Path, delay: float) -> tuple[int, bytes]:
     """Run the command, send it ``sig`` ``delay`` seconds after it installed its handler for it, and return its
     exit code and stderr. Waiting for the handler: on a loaded machine the interpreter can still be starting
     after ``delay``, and a signal the parent process ignores (a test runner's worker) is then lost."""
     with stdin_path.open("rb") as stdin, out_path.open("wb") as stdout:
-        proc = subprocess.Popen(fn_command() + args, stdin=stdin, stdout=stdout, stderr=subprocess.PIPE, env=_env())
+        proc = subprocess.Popen(fn_command() + args, stdin=stdin, stdout=stdout, stderr=subprocess.PIPE, env=_env(),
+                                preexec_fn=_default_dispositions)
         deadline = time.monotonic() + 60
         while not _catches(proc.pid, sig) and proc.poll() is None and time.monotonic() < deadline:
             time.sleep(0.01)

@@ -118,7 +118,8 @@ def test_wrong_types_in_a_vm_spec_are_an_error_result_for_that_vm(mode: str) -> 
     by_vm = {r["resourceRef"]["name"] for r in errors}
     assert by_vm == {f"bad-{case}" for case in WRONG_VM_SPECS}, sorted(by_vm ^ {f"bad-{c}" for c in WRONG_VM_SPECS})
     lines = err.strip().splitlines()
-    assert len(lines) == len(errors) and all(line.startswith("error: VirtualMachine ns/bad-") for line in lines)
+    assert len(lines) == len(errors)
+    assert all(line.startswith("kubevirt-krm: error: VirtualMachine ns/bad-") for line in lines)
     assert [i["metadata"]["name"] for i in out["items"]][:len(broken) + 1] == [b["metadata"]["name"] for b in broken] + [
         "ok"]
 
@@ -184,7 +185,7 @@ def test_wrong_types_in_the_renderer_config(spec: str, problems: list[str]) -> N
     lines = err.strip().splitlines()
     assert len(lines) == len(problems)
     for line, problem in zip(lines, problems):
-        assert line.startswith("error: VirtualMachineRenderer r: " + problem), lines
+        assert line.startswith("kubevirt-krm: error: VirtualMachineRenderer r: " + problem), lines
     results = parse(proc.stdout)["results"]
     assert all(r["resourceRef"]["kind"] == "VirtualMachineRenderer" and r["field"]["path"] for r in results)
 

@@ -283,7 +283,7 @@ READ_ANNOTATIONS = {
     api.ANN_PATH: "items, functionConfig", api.ANN_LEGACY_PATH: "items, functionConfig",
     api.ANN_INDEX: "items, functionConfig", api.ANN_LEGACY_INDEX: "items, functionConfig",
     api.ANN_PACKAGE_PATH: "functionConfig", api.ANN_ID: "items (identity)", "config.k8s.io/id": "items (identity)",
-    ANN_SYNC_WAVE: "ControllerRevisions (replaced)",
+    ANN_SYNC_WAVE: "ControllerRevisions (replaced)", api.ANN_ORIGIN: "items read from stdin (a file to name)",
 }
 WRITTEN_ONLY = {
     api.ANN_INSTANCETYPE_DESCRIPTION, api.ANN_INSTANCETYPE_DISPLAY_NAME, api.ANN_VM_OS,  # catalog output
@@ -316,7 +316,7 @@ def annotation_accepted(key: str) -> tuple[set[str], str]:
         return {"empty", "negative", "negative-text"}, "strconv.Atoi: ASCII digits, a sign, int64 (\"\" is unset)"
     if key == api.ANN_PACKAGE_PATH:
         return {"empty"}, "a directory inside the root (or kpt's package): none of these names one"
-    if key in (api.ANN_ID, "config.k8s.io/id", ANN_SYNC_WAVE):
+    if key in (api.ANN_ID, "config.k8s.io/id", ANN_SYNC_WAVE, api.ANN_ORIGIN):
         return set(HOSTILE) - {"surrogate"}, "only compared (identity) or replaced: any value is fine"
     raise KeyError(key)
 

@@ -126,7 +126,9 @@ def about(out: Output, kind: str) -> list[Result]:
 
 @pytest.mark.parametrize("version", ["v1alpha1", "v1beta1"])
 def test_a_pool_with_a_bad_reference_fails_as_its_vm_does_with_its_file_and_field(version: str) -> None:
-    out = run({"pools.yaml": pool("u1.medium", version, "ok") + "---\n" + pool("u1.nosuch", version)})
+    first = pool("u1.medium", version, "ok")
+    out = run({"pools.yaml": first + "---\n" + pool("u1.nosuch", version)})
+    line = first.count("\n") + 2  # the second document's first line
     as_vm = run({"vms.yaml": vm(instancetype="u1.nosuch")})
     assert out.exit_code == as_vm.exit_code == 1
     assert out.data == b""  # stream modes write nothing on error
@@ -134,8 +136,8 @@ def test_a_pool_with_a_bad_reference_fails_as_its_vm_does_with_its_file_and_fiel
     assert [(r.message, r.severity, r.field_path) for r in out.results] == expected
     assert all(r.resource_ref is not None and (r.resource_ref.kind, r.resource_ref.name, r.resource_ref.namespace)
                == ("VirtualMachinePool", "web", "apps") for r in out.results)
-    assert {r.file for r in out.results} == {FileRef("pools.yaml", 1)}
-    assert any(r.summary().startswith("error: VirtualMachinePool apps/web (pools.yaml) spec.virtualMachineTemplate."
+    assert {r.file for r in out.results} == {FileRef("pools.yaml", 1, line)}
+    assert any(r.summary().startswith(f"error: VirtualMachinePool apps/web (pools.yaml line {line}) spec.virtualMachineTemplate."
                                       "spec.instancetype: ") and
                'virtualmachineclusterinstancetypes.instancetype.kubevirt.io "u1.nosuch" not found' in r.message
                for r in out.results)
@@ -203,7 +205,7 @@ def test_a_vm_template_is_checked_with_its_values_and_written_back_unchanged(mod
     assert [(r.message, r.field_path) for r in bad.results] == \
         [(r.message, f"spec.virtualMachine.{r.field_path}") for r in as_vm.results]
     assert {(r.resource_ref.kind if r.resource_ref else None, r.file) for r in bad.results} == \
-        {("VirtualMachineTemplate", FileRef("t.yaml", 0))}
+        {("VirtualMachineTemplate", FileRef("t.yaml", 0, 1))}
 
 
 def test_a_template_value_is_used_unless_the_config_gives_one() -> None:
@@ -220,7 +222,7 @@ def test_parameters_without_a_value_are_named_in_an_info_result() -> None:
     assert out.exit_code == 0
     [info] = out.results
     assert info.severity == "info" and info.field_path == "spec.virtualMachine"
-    assert "parameter NAME has no value" in info.message and info.file == FileRef("t.yaml", 0)
+    assert "parameter NAME has no value" in info.message and info.file == FileRef("t.yaml", 0, 1)
     two = run({"t.yaml": vm_template("")})  # an empty value is no value
     assert "parameters INSTANCETYPE, NAME have no value" in two.results[0].message
 

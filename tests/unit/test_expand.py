@@ -79,8 +79,10 @@ def test_rejected_vm_stays_and_gets_an_error_result() -> None:
 ])
 def test_stages(items: list[dict[str, Any]], stage: str, text: str) -> None:
     out, results = _render(items)
-    assert dict(results[0].tags)["stage"] == stage and text in results[0].message
-    assert all(dict(r.tags)["stage"] == "find" for r in results[1:])  # hints only (krm_fn.render.hints)
+    # the root causes lead (krm_fn.render.hints: find), KubeVirt's verdict follows them
+    verdict = next(r for r in results if dict(r.tags)["stage"] != "find")
+    assert dict(verdict.tags)["stage"] == stage and text in verdict.message
+    assert all(dict(r.tags)["stage"] == "find" for r in results if r is not verdict)  # hints only
 
 
 def test_schema_error_inside_a_list_names_the_item_in_the_field() -> None:
@@ -95,8 +97,9 @@ def test_lookup_failures_are_ignored_at_admission() -> None:
     # the preference requirements fail with the preference alone before expand reports the missing instancetype
     pref = preference(requirements={"memory": {"guest": "2Gi"}})
     _, results = _render([make_vm(instancetype={"name": "ghost"}, preference={"name": "pref"}), pref])
-    assert dict(results[0].tags)["stage"] == "admit"
-    assert results[0].message.endswith("failure checking preference requirements: insufficient Memory resources "
+    # the root cause leads ("ghost" is not found), KubeVirt's verdict follows from it
+    assert [dict(r.tags)["stage"] for r in results] == ["find", "admit"] and results[1].follows
+    assert results[1].message.endswith("failure checking preference requirements: insufficient Memory resources "
                                        "of 0 provided by VirtualMachine, preference requires 2Gi")
 
 
@@ -174,6 +177,6 @@ def test_namespaced_objects_follow_the_vm_namespace() -> None:
     out, results = _render([it, make_vm(instancetype={"name": "it", "kind": "VirtualMachineInstancetype"}),
                             make_vm(name="b", namespace="ns2",
                                     instancetype={"name": "it", "kind": "VirtualMachineInstancetype"})])
-    assert [dict(r.tags)["stage"] for r in results] == ["expand", "find"]
+    assert [dict(r.tags)["stage"] for r in results] == ["find", "expand"]  # the root cause (its hint) leads
     assert all(r.resource_ref is not None and r.resource_ref.namespace == "ns2" for r in results)
-    assert 'exists in namespace "ns1"' in results[1].message
+    assert 'exists in namespace "ns1"' in results[0].message

@@ -1,8 +1,9 @@
-"""Errors that say what to fix (issue 15, point 5) and the catalog's scope (point 6).
+"""Errors that say what to fix (issue 15, point 5; issue 26, point 1) and the catalog's scope (point 6).
 
-KubeVirt's own message always comes first and unchanged (the conformance corpus compares it); what KubeVirt
-would not find either comes after it, in the find stage's words (``<resource> "<name>" not found``, as in the
-corpus), with the hint."""
+The root cause leads: what KubeVirt would not find, in the find stage's words (``<resource> "<name>" not
+found``, as in the corpus), with the hint; KubeVirt's own message follows, unchanged (the conformance corpus
+compares it), tagged ``follows-from`` the causes' fields. A lookup failure that is KubeVirt's own message and
+has no hint is a root cause itself, and leads."""
 
 from __future__ import annotations
 
@@ -34,20 +35,21 @@ def test_misspelled_instancetype_behind_a_preference_requirement() -> None:
     pref = preference(requirements={"memory": {"guest": "2Gi"}})
     vm = make_vm(instancetype={"name": "u1.meduim"}, preference={"name": "pref"})
     results = _render([instancetype("u1.medium"), instancetype("u1.small"), pref, vm])
-    assert results[0].message.endswith("failure checking preference requirements: insufficient Memory resources "
+    assert results[1].message.endswith("failure checking preference requirements: insufficient Memory resources "
                                        "of 0 provided by VirtualMachine, preference requires 2Gi")
-    assert dict(results[0].tags)["stage"] == "admit"
-    assert _errors(results)[1:] == [
-        (NOT_FOUND_IT.format("u1.meduim") + ': did you mean "u1.medium"? (KubeVirt reports this once the error '
-         "above is fixed)", "spec.instancetype")]
-    assert dict(results[1].tags)["stage"] == "find"
+    assert dict(results[1].tags) == {"stage": "admit", "follows-from": "spec.instancetype"}
+    assert results[1].follows and not results[0].follows
+    assert _errors(results)[:1] == [
+        (NOT_FOUND_IT.format("u1.meduim") + ': did you mean "u1.medium"?', "spec.instancetype")]
+    assert dict(results[0].tags)["stage"] == "find"
 
 
 def test_kubevirts_not_found_gets_only_the_hint() -> None:
     results = _render([instancetype("u1.medium"), make_vm(instancetype={"name": "u1.meduim"})])
     assert _errors(results) == [
-        (PREFIX_EXPAND + NOT_FOUND_IT.format("u1.meduim"), "spec.instancetype"),
-        (NOT_FOUND_IT.format("u1.meduim") + ': did you mean "u1.medium"?', "spec.instancetype")]
+        (NOT_FOUND_IT.format("u1.meduim") + ': did you mean "u1.medium"?', "spec.instancetype"),
+        (PREFIX_EXPAND + NOT_FOUND_IT.format("u1.meduim"), "spec.instancetype")]
+    assert [r.follows for r in results] == [False, True]  # one mistake: one line on stderr
 
 
 def test_nothing_close_nothing_added() -> None:
@@ -59,19 +61,22 @@ def test_every_missing_reference_is_reported() -> None:
     vm = make_vm(instancetype={"name": "gone"}, preference={"name": "fedoar"})
     results = _render([preference("fedora"), vm])
     assert _errors(results)[1:] == [
-        ('virtualmachineclusterpreferences.instancetype.kubevirt.io "fedoar" not found: did you mean "fedora"? '
-         "(KubeVirt reports this once the error above is fixed)", "spec.preference")]
+        ('virtualmachineclusterpreferences.instancetype.kubevirt.io "fedoar" not found: did you mean "fedora"?',
+         "spec.preference")]
+    # KubeVirt's own error is the other mistake: it leads, following from nothing
+    assert _errors(results)[0] == (PREFIX_EXPAND + NOT_FOUND_IT.format("gone"), "spec.instancetype")
+    assert [r.follows for r in results] == [False, False]
 
 
 def test_the_catalog_is_searched_too() -> None:
     results = _render([make_vm(instancetype={"name": "u1.meduim"})], catalog=[instancetype("u1.medium")])
-    assert _errors(results)[1][0].endswith('did you mean "u1.medium"?')
+    assert _errors(results)[0][0].endswith('did you mean "u1.medium"?')
 
 
 def test_the_other_kind() -> None:
     namespaced = make_object("VirtualMachinePreference", "fedora", {}, namespace="ns1")
     results = _render([namespaced, make_vm(preference={"name": "fedora"})])
-    assert _errors(results)[1][0] == ('virtualmachineclusterpreferences.instancetype.kubevirt.io "fedora" not found: '
+    assert _errors(results)[0][0] == ('virtualmachineclusterpreferences.instancetype.kubevirt.io "fedora" not found: '
                                       '"fedora" exists as a VirtualMachinePreference: set spec.preference.kind to '
                                       "VirtualMachinePreference")
 
@@ -80,7 +85,7 @@ def test_another_namespace() -> None:
     elsewhere = [make_object("VirtualMachinePreference", "fedora", {}, namespace=ns) for ns in ("team-b", "team-a")]
     vm = make_vm(preference={"name": "fedora", "kind": "VirtualMachinePreference"})
     results = _render([*elsewhere, vm])
-    assert _errors(results)[1][0] == ('virtualmachinepreferences.instancetype.kubevirt.io "fedora" not found: a '
+    assert _errors(results)[0][0] == ('virtualmachinepreferences.instancetype.kubevirt.io "fedora" not found: a '
                                       'VirtualMachinePreference "fedora" exists in namespace "team-a", "team-b"; a '
                                       'VM finds its preference in its own namespace ("ns1")')
 
@@ -88,10 +93,10 @@ def test_another_namespace() -> None:
 def test_an_unknown_matcher_kind() -> None:
     results = _render([make_vm(instancetype={"name": "it", "kind": "Instancetype"})])
     assert _errors(results) == [
-        (PREFIX_EXPAND + "got unexpected kind in InstancetypeMatcher: Instancetype", "spec.instancetype"),
         ('got unexpected kind in InstancetypeMatcher: Instancetype: did you mean "VirtualMachineInstancetype"? '
          "spec.instancetype.kind is VirtualMachineClusterInstancetype or VirtualMachineInstancetype (left out: "
-         "VirtualMachineClusterInstancetype)", "spec.instancetype")]
+         "VirtualMachineClusterInstancetype)", "spec.instancetype"),
+        (PREFIX_EXPAND + "got unexpected kind in InstancetypeMatcher: Instancetype", "spec.instancetype")]
 
 
 def test_schema_and_mutate_rejections_get_no_hints() -> None:
@@ -124,11 +129,11 @@ def test_catalog_serves_only_cluster_kinds_by_default() -> None:
     asks_namespaced = make_vm(name="ns", namespace=None, instancetype=NS_KIND)
     results = _render([ok, asks_namespaced], catalog=_catalog())
     assert _errors(results) == [
-        (PREFIX_EXPAND + 'virtualmachineinstancetypes.instancetype.kubevirt.io "u1.medium" not found',
-         "spec.instancetype"),
         ('virtualmachineinstancetypes.instancetype.kubevirt.io "u1.medium" not found: "u1.medium" exists as a '
          "VirtualMachineClusterInstancetype: set spec.instancetype.kind to VirtualMachineClusterInstancetype (or "
-         "leave it out)", "spec.instancetype")]
+         "leave it out)", "spec.instancetype"),
+        (PREFIX_EXPAND + 'virtualmachineinstancetypes.instancetype.kubevirt.io "u1.medium" not found',
+         "spec.instancetype")]
     assert {r.resource_ref.name for r in results} == {"ns"}
 
 
@@ -146,7 +151,7 @@ def test_a_namespaced_catalog_object_with_a_namespace_is_only_there() -> None:
     assert len(_errors(_render([make_vm(namespace="team-b", instancetype=NS_KIND)], [placed], spec))) == 1
     # Namespaced: the cluster-scoped kinds are not served
     errors = _errors(_render([make_vm(instancetype={"name": "u1.medium"})], _catalog(), spec))
-    assert errors[0][0] == PREFIX_EXPAND + NOT_FOUND_IT.format("u1.medium")
+    assert errors[-1][0] == PREFIX_EXPAND + NOT_FOUND_IT.format("u1.medium")  # KubeVirt's verdict, after the hint
 
 
 def test_config_defaults() -> None:

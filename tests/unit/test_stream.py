@@ -89,14 +89,34 @@ def test_results_about_an_object_name_its_file_as_krm_mode_does() -> None:
     krm = process(("apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n" + entry + "functionConfig:\n"
                    + "".join(f"  {line}\n" for line in RENDERER.format(mode="revisions").splitlines())).encode())
     krm_errors = [r for r in krm.results if r.severity == "error"]
-    assert [r.file for r in errors] == [r.file for r in krm_errors] == [FileRef("vms.yaml", 1)]
-    assert [r.summary() for r in errors] == [r.summary() for r in krm_errors]
+    assert [r.file for r in errors] == [FileRef("vms.yaml", 1, 14)]
+    # KRM mode has the file from kpt's annotations, not the line of the document in it
+    assert [r.file for r in krm_errors] == [FileRef("vms.yaml", 1)]
+    assert [r.summary() for r in errors] == [r.summary().replace("(vms.yaml)", "(vms.yaml line 14)")
+                                             for r in krm_errors]
 
 
 def test_results_about_stdin_name_no_file() -> None:
     out = process_stream(Source("config file cfg.yaml", RENDERER.format(mode="revisions").encode()),
                          [Source("stdin", vm("bad", "no-such-type").encode(), is_file=False)])
     assert out.exit_code == 1 and [r.file for r in out.results if r.severity == "error"] == [None]
+
+
+def test_results_about_stdin_name_the_file_kustomize_annotated() -> None:
+    """kustomize's legacy plugin route hands the objects over on stdin, each with its file in kustomize's path
+    annotation (issue 26, point 3): the result names that file."""
+    annotated = vm("bad", "no-such-type").replace(
+        "  namespace: apps\n", "  namespace: apps\n  annotations:\n    config.kubernetes.io/path: vms/vms.yaml\n", 1)
+    out = process_stream(Source("config file cfg.yaml", RENDERER.format(mode="revisions").encode()),
+                         [Source("stdin", annotated.encode(), is_file=False)])
+    assert [r.file for r in out.results if r.severity == "error"] == [FileRef("vms/vms.yaml")]
+    # kubectl kustomize (v5.5) passes no path annotation to a legacy plugin: its origin annotation, when the
+    # kustomization asks for it (buildMetadata: [originAnnotations])
+    origin = annotated.replace("config.kubernetes.io/path: vms/vms.yaml", "config.kubernetes.io/origin: |\n"
+                               "      path: vms/db.yaml\n      configuredIn: kustomization.yaml")
+    out = process_stream(Source("config file cfg.yaml", RENDERER.format(mode="revisions").encode()),
+                         [Source("stdin", origin.encode(), is_file=False)])
+    assert [r.file for r in out.results if r.severity == "error"] == [FileRef("vms/db.yaml")]
 
 
 # --- 2. what is printed is a manifest ---------------------------------------------------------------
@@ -220,7 +240,7 @@ def test_a_results_file_index_counts_objects_not_empty_documents(fast: bool) -> 
     text = vm("ok") + "---\n# nothing here\n---\n" + vm("bad", "no-such-type")
     out = process_stream(Source("config file cfg.yaml", RENDERER.format(mode="revisions").encode()),
                          [Source("vms.yaml", text.encode())], Options(fast_yaml=fast))
-    assert [r.file for r in out.results if r.severity == "error"] == [FileRef("vms.yaml", 1)]
+    assert [r.file for r in out.results if r.severity == "error"] == [FileRef("vms.yaml", 1, 16)]
 
 
 def test_items_of_a_list_name_the_lists_file_and_line() -> None:

@@ -1,0 +1,170 @@
+"""A newcomer's first hour (issue 26): what the command line says to someone who makes the usual mistakes.
+
+Each test runs the console script as a user would, on the quickstart's files with one mistake in them; every
+stderr line starts ``kubevirt-krm: error:`` or ``kubevirt-krm: warning:`` (one voice, point 4)."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import REPO, run_fn
+
+QUICKSTART = REPO / "examples" / "quickstart"
+CONFIG = str(QUICKSTART / "fn-config.yaml")
+VMS = (QUICKSTART / "vms.yaml").read_text()
+NOT_FOUND = 'virtualmachineclusterinstancetypes.instancetype.kubevirt.io "u1.meduim" not found'
+
+
+def lines(proc: subprocess.CompletedProcess[bytes]) -> list[str]:
+    out = proc.stderr.decode().splitlines()
+    assert all(line.startswith(("kubevirt-krm: error: ", "kubevirt-krm: warning: ")) for line in out), out
+    assert "Traceback" not in proc.stderr.decode()
+    return out
+
+
+def quickstart_with(tmp_path: Path, old: str, new: str) -> Path:
+    assert old in VMS
+    path = tmp_path / "vms.yaml"
+    path.write_text(VMS.replace(old, new, 1))
+    return path
+
+
+# --- 1. the root cause leads, one line per mistake ---------------------------------------------------------------
+def test_a_misspelled_instancetype_is_one_line_naming_it_with_its_did_you_mean(tmp_path: Path) -> None:
+    # fedora-dev's preference requires 2Gi: KubeVirt refuses the VM for that first, as u1.meduim is not found
+    vms = quickstart_with(tmp_path, "name: u1.medium ", "name: u1.meduim ")
+    proc = run_fn([CONFIG, str(vms)])
+    assert proc.returncode == 1 and proc.stdout == b""
+    assert lines(proc) == [f'kubevirt-krm: error: VirtualMachine fedora-dev ({vms} line 3) spec.instancetype: '
+                           f'{NOT_FOUND}: did you mean one of "u1.medium", "u1.2xmedium", "d1.medium"?']
+
+
+def test_the_consequence_stays_in_the_results_marked_as_following(tmp_path: Path) -> None:
+    import yaml
+
+    vms = quickstart_with(tmp_path, "name: u1.medium ", "name: u1.meduim ")
+    proc = run_fn([], _resource_list([CONFIG, str(vms)]))
+    results = [r for r in yaml.safe_load(proc.stdout)["results"] if r["severity"] == "error"]
+    assert [r["tags"]["stage"] for r in results] == ["find", "admit"]
+    assert results[0]["message"].startswith(NOT_FOUND + ": did you mean")
+    # KubeVirt's own words, unchanged, tagged as following from the cause
+    assert results[1]["message"].endswith("insufficient Memory resources of 0 provided by VirtualMachine, "
+                                          "preference requires 2Gi")
+    assert results[1]["tags"]["follows-from"] == "spec.instancetype"
+    # KRM mode's stderr: one line, the cause
+    assert lines(proc) == [f"kubevirt-krm: error: VirtualMachine fedora-dev spec.instancetype: {NOT_FOUND}: did "
+                           'you mean one of "u1.medium", "u1.2xmedium", "d1.medium"?']
+
+
+def test_a_misspelled_preference_is_one_line(tmp_path: Path) -> None:
+    vms = quickstart_with(tmp_path, "name: fedora\n", "name: fedroa\n")
+    out = lines(run_fn([CONFIG, str(vms)]))
+    assert out == [f"kubevirt-krm: error: VirtualMachine fedora-dev ({vms} line 3) spec.preference: "
+                   'virtualmachineclusterpreferences.instancetype.kubevirt.io "fedroa" not found: did you mean '
+                   '"fedora"?']
+
+
+def test_a_namespaced_kind_that_is_only_the_cluster_kind_is_one_line(tmp_path: Path) -> None:
+    vms = quickstart_with(tmp_path, "name: u1.medium ", "kind: VirtualMachineInstancetype\n    name: u1.medium ")
+    out = lines(run_fn([CONFIG, str(vms)]))
+    assert len(out) == 1 and out[0].endswith(
+        '"u1.medium" exists as a VirtualMachineClusterInstancetype: set spec.instancetype.kind to '
+        "VirtualMachineClusterInstancetype (or leave it out)"), out
+
+
+# --- 2. no silence where a word is expected ----------------------------------------------------------------------
+def test_a_misspelled_kubevirt_kind_is_a_warning_with_did_you_mean(tmp_path: Path) -> None:
+    vms = quickstart_with(tmp_path, "kind: VirtualMachine\n", "kind: VirtualMachin\n")
+    proc = run_fn([CONFIG, str(vms)])
+    assert proc.returncode == 0 and b"kind: VirtualMachin\n" in proc.stdout  # passed through, exit code kept
+    assert lines(proc) == [
+        f"kubevirt-krm: warning: VirtualMachin fedora-dev ({vms} line 3) kind: unknown kind 'VirtualMachin' in "
+        "KubeVirt's API group kubevirt.io, passed through unchanged (a cluster refuses it: no matches for kind): "
+        'did you mean one of "VirtualMachine", "VirtualMachineInstance", "VirtualMachineInstancePreset"?']
+
+
+def test_a_kind_of_another_kubevirt_group_names_the_group(tmp_path: Path) -> None:
+    (tmp_path / "pool.yaml").write_text("apiVersion: kubevirt.io/v1\nkind: VirtualMachinePool\nmetadata:\n"
+                                        "  name: pool\n")
+    out = lines(run_fn([CONFIG, str(tmp_path / "pool.yaml")]))
+    assert len(out) == 1 and out[0].endswith("VirtualMachinePool is served by pool.kubevirt.io: set apiVersion to "
+                                             "that group"), out
+
+
+@pytest.mark.parametrize("files", [[], ["notes.txt", "vms.json"]], ids=["empty", "no-yaml"])
+def test_a_directory_without_yaml_is_a_warning(tmp_path: Path, files: list[str]) -> None:
+    for name in files:
+        (tmp_path / name).write_text("{}\n")
+    proc = run_fn([CONFIG, str(tmp_path)])
+    assert (proc.returncode, proc.stdout) == (0, b"")
+    assert lines(proc) == [f"kubevirt-krm: warning: {tmp_path}: no .yaml or .yml file in this directory (hidden ones "
+                           "left out): nothing read from it"]
+
+
+def test_a_file_without_a_manifest_is_a_warning(tmp_path: Path) -> None:
+    (tmp_path / "empty.yaml").write_text("# nothing yet\n")
+    proc = run_fn([CONFIG, str(QUICKSTART / "vms.yaml"), str(tmp_path / "empty.yaml")])
+    assert proc.returncode == 0 and proc.stdout.count(b"kind: VirtualMachine\n") == 3
+    assert lines(proc) == [f"kubevirt-krm: warning: {tmp_path / 'empty.yaml'}: holds no manifest: nothing read "
+                           "from it"]
+
+
+# --- 3. where exactly --------------------------------------------------------------------------------------------
+def test_a_config_error_names_the_config_file(tmp_path: Path) -> None:
+    config = tmp_path / "render.yaml"
+    config.write_text((QUICKSTART / "fn-config.yaml").read_text().replace("  mode: revisions", "  mdoe: revisions"))
+    out = lines(run_fn([str(config), str(QUICKSTART / "vms.yaml")]))
+    assert out == [f"kubevirt-krm: error: VirtualMachineRenderer quickstart (config file {config}): spec.mdoe: "
+                   "unknown field (known: catalog, cluster, kubevirtVersion, migrate, mode, revisions, templateParameters, validateOutput)"]
+
+
+@pytest.mark.parametrize("vms", [VMS, VMS.split("---\n")[0]], ids=["three-vms", "one-vm"])
+def test_swapped_arguments_say_the_first_is_the_config_file(tmp_path: Path, vms: str) -> None:
+    (tmp_path / "vms.yaml").write_text(vms)
+    out = lines(run_fn([str(tmp_path / "vms.yaml"), CONFIG]))
+    assert len(out) == 1 and out[0].endswith(
+        "; the first argument is the config file (kubevirt-krm CONFIG.yaml [FILE|DIR|-]...)"), out
+
+
+@pytest.mark.parametrize(("old", "new", "said"), [
+    ("  name: fedora-dev\n", "\tname: fedora-dev\n", "found character that cannot start any token at line 6, "
+     "column 1 (a tab in the indentation: YAML indents with spaces)"),
+    ("  labels:\n", "\tlabels:\n", "found a tab character that violates indentation at line 7, column 1"),
+], ids=["first-key", "next-key"])
+def test_a_tab_in_the_indentation_says_tab(tmp_path: Path, old: str, new: str, said: str) -> None:
+    vms = quickstart_with(tmp_path, old, new)
+    assert lines(run_fn([CONFIG, str(vms)])) == [f"kubevirt-krm: error: {vms}: malformed YAML: {said}"]
+
+
+# --- 5. a subcommand does not depend on the current directory ----------------------------------------------------
+def test_catalog_subcommands_in_a_directory_holding_catalog(tmp_path: Path) -> None:
+    (tmp_path / "catalog").mkdir()
+    helped = run_fn(["catalog", "--help"], cwd=tmp_path)
+    assert helped.returncode == 0 and helped.stdout.startswith(b"usage: kubevirt-krm catalog docs")
+    bare = run_fn(["catalog"], cwd=tmp_path)
+    assert bare.returncode == 2 and lines(bare) == [
+        "kubevirt-krm: error: a catalog command is missing: use catalog docs or catalog diff (see kubevirt-krm "
+        "catalog --help)"]
+
+
+# --- 7. catalog docs takes NAME@VERSION, as catalog diff does ----------------------------------------------------
+def test_catalog_docs_of_a_version() -> None:
+    older = run_fn(["catalog", "docs", "--builtin", "common-instancetypes@v1.3.1"])
+    default = run_fn(["catalog", "docs", "--builtin", "common-instancetypes"])
+    assert older.returncode == default.returncode == 0
+    assert b"| `d1." in default.stdout and b"| `d1." not in older.stdout  # v1.3.1 has no d1 series
+    unknown = run_fn(["catalog", "docs", "--builtin", "common-instancetypes@v9"])
+    assert unknown.returncode == 1 and "has no version 'v9'" in lines(unknown)[0]
+
+
+def _resource_list(args: list[str]) -> bytes:
+    """The ResourceList kpt would hand over for ``kubevirt-krm CONFIG FILE``: its items, its functionConfig."""
+    import yaml
+
+    config = yaml.safe_load(Path(args[0]).read_text())
+    items = [d for d in yaml.safe_load_all(Path(args[1]).read_text()) if d]
+    return yaml.safe_dump({"apiVersion": "config.kubernetes.io/v1", "kind": "ResourceList", "items": items,
+                           "functionConfig": config}, sort_keys=False).encode()
