@@ -16,6 +16,7 @@ from krm_fn.render.rendered import Rendered
 from krm_fn.render.scope import clear_cluster_namespaces
 from krm_fn.render.spec import RendererSpec
 from krm_fn.results import Result, not_yet_said
+from krm_fn.kubevirt_versions import release
 
 T = TypeVar("T")
 
@@ -42,8 +43,9 @@ class Rendering:
 
         self.spec = spec
         self.source = items
+        self.tag = release(spec.kubevirt_version).tag  # the target release's API
         if spec.mode == "migrate" or spec.migrate:
-            self.items, self.results = migrate(items, shared_revisions=spec.revisions.scope == "shared")
+            self.items, self.results = migrate(items, shared_revisions=spec.revisions.scope == "shared", tag=self.tag)
         else:
             self.items, self.results = items, deprecation_infos(items)
         # cluster-scoped objects stamped with a namespace: stored without it (krm_fn.render.scope)
@@ -53,7 +55,7 @@ class Rendering:
                                      self.items) if spec.mode != "migrate" else None
         # every instancetype/preference among the items, as the cluster would admit it (errors, warnings)
         admitted = admission_results(self.items, self.renderer.caches.admission if self.renderer else None,
-                                     migrating=spec.mode == "migrate" or spec.migrate)
+                                     migrating=spec.mode == "migrate" or spec.migrate, tag=self.tag)
         # one problem, one result: where migrate's own output check and admission agree, admission's words stay
         self.results = not_yet_said(admitted, self.results) + admitted
 
@@ -89,5 +91,5 @@ class Rendering:
             from krm_fn.render.output import output_results
 
             # against self.items: what migrate emitted it has validated already (krm_fn.render.migrate)
-            return out, results + not_yet_said(results, output_results(self.items, out))
+            return out, results + not_yet_said(results, output_results(self.items, out, self.tag))
         return out, results
