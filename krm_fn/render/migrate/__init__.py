@@ -100,7 +100,7 @@ class _Migrator:
         return self.flavors[key] if key in self.flavors else False
 
     def vm(self, vm: Obj) -> None:
-        malformed = undecodable_metadata(vm)
+        malformed = undecodable_metadata(vm.get("metadata"))
         touched = False
         new, results = convert_vm(vm, self.flavor)
         raw_spec = new.get("spec")
@@ -119,7 +119,7 @@ class _Migrator:
             if malformed is not None:
                 continue  # the VM stays as it is (below); so does the revision
             path = f"spec.{family}.revisionName"
-            cr_malformed = undecodable_metadata(cr)
+            cr_malformed = undecodable_metadata(cr.get("metadata"))
             if cr_malformed is not None:
                 results.append(fail(new, (
                     f"ControllerRevision {name}: {cr_malformed.field} {cr_malformed.message}: migrate cannot rewrite it "
@@ -171,7 +171,7 @@ class _Migrator:
             inner = [out for i in wrapped for out in self.item(i)]
             same = len(inner) == len(wrapped) and all(a is b for a, b in zip(inner, wrapped))
             return [item] if same else [{**item, "items": inner}]
-        malformed = undecodable_metadata(item)
+        malformed = undecodable_metadata(item.get("metadata"))
         if malformed is None:
             return self.convert(item)
         # left as it is when migrate would change it: nothing it would say about it holds
