@@ -107,16 +107,9 @@ def metadata_problems(meta: Any, cluster_scoped: bool, path: FieldPath, out: lis
 
 def _decoded(meta: dict[str, Any]) -> bool:
     """Whether every field :func:`object_meta_causes` reads has its decoded type (the view would be ``meta``)."""
-    for key in ("name", "generateName", "namespace"):
-        value = meta.get(key)
-        if value is not None and type(value) is not str:
-            return False
-    for key in ("labels", "annotations"):
-        value = meta.get(key)
-        if value is not None and (type(value) is not dict or not _strings(value)):
-            return False
-    generation = meta.get("generation")
-    return generation is None or isinstance(generation, int)
+    name, generation = meta.get("name"), meta.get("generation")
+    return undecodable_metadata(meta) is None and (name is None or type(name) is str) \
+        and (generation is None or isinstance(generation, int))
 
 
 # --- apimachinery's own words (``util/validation``), as the API server refuses an object's metadata ---------
