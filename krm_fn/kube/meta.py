@@ -4,12 +4,13 @@ the VMs we are given (:mod:`krm_fn.render.items`) and the catalog's values (:mod
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Any, Final
 
 from krm_fn.errors import shown
 from krm_fn.kube.paths import FieldPath, dotted
-from krm_fn.kube.status import FORBIDDEN, INVALID, REQUIRED, TOO_LONG, Cause, field_error
+from krm_fn.kube.status import FORBIDDEN, INVALID, REQUIRED, TOO_LONG, TYPE_INVALID, Cause, field_error
 
 _DNS_LABEL: Final = r"[a-z0-9](?:[-a-z0-9]*[a-z0-9])?"
 _SUBDOMAIN_RE: Final = re.compile(rf"{_DNS_LABEL}(?:\.{_DNS_LABEL})*")
@@ -53,24 +54,62 @@ def is_qualified_key(key: str) -> bool:
     return not qualified_name_errors(key)
 
 
+def undecodable_metadata(meta: Any) -> Cause | None:
+    """The first field of an object's ``metadata`` the API server could not decode into ``ObjectMeta``
+    (``metadata`` a mapping, ``namespace`` and ``generateName`` strings, ``labels`` and ``annotations`` maps of
+    strings), as a ``TYPE_INVALID`` cause; None when it decodes (a missing or null field decodes). The one rule
+    for the VMs we render (:mod:`krm_fn.render.items`) and the objects migrate rewrites (:mod:`krm_fn.render.migrate`)."""
+    if meta is None:
+        return None
+    if not isinstance(meta, dict):
+        return Cause(TYPE_INVALID, "metadata", "must be a mapping")
+    for key in ("namespace", "generateName"):
+        value = meta.get(key)
+        if value is not None and type(value) is not str:
+            return Cause(TYPE_INVALID, f"metadata.{key}", "must be a string")
+    for key in ("labels", "annotations"):
+        value = meta.get(key)
+        if value is not None and (not isinstance(value, dict) or not _strings(value)):
+            return Cause(TYPE_INVALID, f"metadata.{key}", "must be a map of strings")
+    return None
+
+
+def _strings(mapping: dict[Any, Any]) -> bool:
+    for k, v in mapping.items():
+        if type(k) is not str or type(v) is not str:
+            return False
+    return True
+
+
 def metadata_problems(meta: Any, cluster_scoped: bool, path: FieldPath, out: list[Cause]) -> None:
     """``ValidateObjectMeta``'s problems of ``meta`` (at ``path``), in apimachinery's words
     (:func:`object_meta_causes`), appended to ``out``. Fields of a wrong type are the schema's to report and are
     skipped here; a namespaced object may leave its namespace out (a KRM item's is ``default``)."""
     if not isinstance(meta, dict):
         return  # missing or of a wrong type: reported already
-    view: dict[str, Any] = {k: meta[k] for k in ("name", "generateName", "namespace") if isinstance(meta.get(k), str)}
-    for key in ("labels", "annotations"):
-        if isinstance(meta.get(key), dict):
-            view[key] = {k: v for k, v in meta[key].items() if isinstance(k, str) and isinstance(v, str)}
-    if isinstance(meta.get("generation"), int):
-        view["generation"] = meta["generation"]
-    if not cluster_scoped and not view.get("namespace"):
-        view["namespace"] = "default"
+    if _decoded(meta):  # nearly every object: read as it is, no view made
+        view = meta
+    else:
+        view = {k: meta[k] for k in ("name", "generateName", "namespace") if isinstance(meta.get(k), str)}
+        for key in ("labels", "annotations"):
+            if isinstance(meta.get(key), dict):
+                view[key] = {k: v for k, v in meta[key].items() if isinstance(k, str) and isinstance(v, str)}
+        if isinstance(meta.get("generation"), int):
+            view["generation"] = meta["generation"]
+    causes = object_meta_causes(view, not cluster_scoped, not cluster_scoped)
+    if not causes:
+        return
     prefix = dotted(path)
-    for cause in object_meta_causes(view, not cluster_scoped):
+    for cause in causes:
         field = cause.field or "metadata"
         out.append(Cause(cause.type, prefix + field[len("metadata"):], cause.message))
+
+
+def _decoded(meta: dict[str, Any]) -> bool:
+    """Whether every field :func:`object_meta_causes` reads has its decoded type (the view would be ``meta``)."""
+    name, generation = meta.get("name"), meta.get("generation")
+    return undecodable_metadata(meta) is None and (name is None or type(name) is str) \
+        and (generation is None or isinstance(generation, int))
 
 
 # --- apimachinery's own words (``util/validation``), as the API server refuses an object's metadata ---------
@@ -153,25 +192,29 @@ def _invalid(out: list[Cause], field: str, value: Any, messages: list[str]) -> N
         out.append(field_error(INVALID, field, value, message))
 
 
-def object_meta_causes(meta: dict[str, Any], namespaced: bool) -> list[Cause]:
+def object_meta_causes(meta: dict[str, Any], namespaced: bool, namespace_defaulted: bool = False) -> list[Cause]:
     """``ValidateObjectMetaAccessor(meta, namespaced, NameIsDNSSubdomain, "metadata")`` on decoded metadata (string
     fields are strings, labels and annotations maps of strings), as the API server words each error. A
-    ``generateName`` alone stands for the name the server generates from it (``BeforeCreate``)."""
+    ``generateName`` alone stands for the name the server generates from it (``BeforeCreate``);
+    ``namespace_defaulted``: a missing namespace is ``default`` (a KRM item's). Each rule is first asked
+    yes or no (keys cached: every VM has the same ones), its messages made only for a value it refuses."""
     out: list[Cause] = []
     generate = meta.get("generateName") or ""
     name = meta.get("name") or ""
     if generate:
         masked = generate[:-1] + "a" if generate.endswith("-") else generate  # maskTrailingDash
-        _invalid(out, "metadata.generateName", generate, dns_subdomain_errors(masked))
+        if not is_dns_subdomain(masked):
+            _invalid(out, "metadata.generateName", generate, dns_subdomain_errors(masked))
     if not name and not generate:
         out.append(field_error(REQUIRED, "metadata.name", detail="name or generateName is required"))
-    elif name:
+    elif name and not is_dns_subdomain(name):
         _invalid(out, "metadata.name", name, dns_subdomain_errors(name))
     namespace = meta.get("namespace") or ""
     if namespaced:
         if not namespace:
-            out.append(field_error(REQUIRED, "metadata.namespace"))
-        else:
+            if not namespace_defaulted:
+                out.append(field_error(REQUIRED, "metadata.namespace"))
+        elif not is_dns_label(namespace):
             _invalid(out, "metadata.namespace", namespace, dns_label_errors(namespace))
     elif namespace:
         out.append(field_error(FORBIDDEN, "metadata.namespace", detail="not allowed on this type"))
@@ -179,13 +222,44 @@ def object_meta_causes(meta: dict[str, Any], namespaced: bool) -> list[Cause]:
     if isinstance(generation, int) and generation < 0:
         out.append(field_error(INVALID, "metadata.generation", generation, "must be greater than or equal to 0"))
     labels = meta.get("labels") or {}
-    for key in sorted(labels):
-        _invalid(out, "metadata.labels", key, qualified_name_errors(key))
-        _invalid(out, "metadata.labels", labels[key], label_value_errors(labels[key]))
+    if not _labels_ok(labels):
+        for key in sorted(labels):
+            _invalid(out, "metadata.labels", key, qualified_name_errors(key))
+            _invalid(out, "metadata.labels", labels[key], label_value_errors(labels[key]))
     annotations = meta.get("annotations") or {}
+    size = 0
+    for key, value in annotations.items():
+        if not _annotation_key_ok(key):
+            break
+        size += len(key) + len(value)
+    else:
+        if size <= _MAX_ANNOTATIONS_SIZE:
+            return out
     for key in sorted(annotations):
         _invalid(out, "metadata.annotations", key, qualified_name_errors(key.lower()))
     if sum(len(k) + len(v) for k, v in annotations.items()) > _MAX_ANNOTATIONS_SIZE:
         out.append(field_error(TOO_LONG, "metadata.annotations",
                                detail=f"may not be more than {_MAX_ANNOTATIONS_SIZE} bytes"))
     return out
+
+
+def _labels_ok(labels: dict[str, str]) -> bool:
+    for key, value in labels.items():
+        if not _label_key_ok(key) or not _label_value_ok(value):
+            return False
+    return True
+
+
+@functools.lru_cache(maxsize=4096)
+def _label_key_ok(key: str) -> bool:
+    return not qualified_name_errors(key)
+
+
+@functools.lru_cache(maxsize=4096)
+def _annotation_key_ok(key: str) -> bool:
+    return not qualified_name_errors(key.lower())
+
+
+@functools.lru_cache(maxsize=4096)
+def _label_value_ok(value: str) -> bool:
+    return not label_value_errors(value)

@@ -40,9 +40,7 @@ def _cause_message(decision: Decision, cause: Cause, obj: Obj) -> str:
         return invalid_message(str(obj.get("kind")), INSTANCETYPE_GROUP, name if isinstance(name, str) else "",
                                [cause])
     if decision.stage == "decode":
-        head = str(decision.message).partition(": ")[0]
-        strict = "strict decoding error: " if "strict decoding error: " in str(decision.message) else ""
-        return f"{head}: {strict}{cause.message}"
+        return decision.lead + cause.message
     return webhook_prefix(obj) + cause.message
 
 

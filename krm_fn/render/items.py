@@ -15,8 +15,8 @@ from typing import Any
 
 from krm_fn.index import Index, is_vm
 from krm_fn.kube.api import FAMILIES
-from krm_fn.kube.meta import metadata_problems
-from krm_fn.kube.status import TYPE_INVALID, Cause
+from krm_fn.kube.meta import metadata_problems, undecodable_metadata
+from krm_fn.kube.status import Cause
 from krm_fn.kube.paths import Obj, wrapped_items
 from krm_fn.kubevirt.caches import Caches
 from krm_fn.kubevirt.find import FindError, Matches, find_matches, live_object
@@ -105,22 +105,15 @@ class ItemRenderer:
     def metadata_problem(vm: Obj) -> tuple[str | None, str] | None:
         """What the API server would refuse before KubeVirt sees the VM (its metadata): (field path, message),
         or None."""
-        found: list[Cause] = []
         meta = vm.get("metadata")
-        if isinstance(meta, dict):
-            for key in ("namespace", "generateName"):
-                if key in meta and meta[key] is not None and not isinstance(meta[key], str):
-                    found.append(Cause(TYPE_INVALID, f"metadata.{key}", "must be a string"))
-            for key in ("labels", "annotations"):
-                value = meta.get(key)
-                if value is not None and (not isinstance(value, dict)
-                                          or not all(isinstance(v, str) for v in value.values())):
-                    found.append(Cause(TYPE_INVALID, f"metadata.{key}", "must be a map of strings"))
+        cause = undecodable_metadata(meta)
+        if cause is None:
+            found: list[Cause] = []
+            metadata_problems(meta, False, ("metadata",), found)
             if not found:
-                metadata_problems(meta, False, ("metadata",), found)
-        if found:
-            return found[0].field, found[0].error()
-        return None
+                return None
+            cause = found[0]
+        return cause.field, cause.error()
 
     def refused_reference(self, vm: Obj, found: Matches) -> tuple[str | None, str] | None:
         """A matcher naming an instancetype/preference (among the items or in the catalog) that the cluster

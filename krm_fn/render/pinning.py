@@ -49,7 +49,8 @@ class Pinning:
         self.index = index
         self.generated: list[Obj] = []
         self._committed: set[tuple[str, str]] = set()
-        self._files = kpt_annotations.IndexAllocator(iter_objects(items))
+        self._items = items
+        self._files: kpt_annotations.IndexAllocator | None = None  # on the first commit: only revisions write
         self._content: dict[int, PinnedContent] = {}  # per object (id): revision data computed once
         row = release(kubevirt_version)
         self.object_version = row.object_version  # of the revisions the target expects
@@ -116,6 +117,8 @@ class Pinning:
             path = vm_path
             if self.revisions.scope == "shared":
                 path = posixpath.join(posixpath.dirname(path), SHARED_REVISIONS_FILE)
+            if self._files is None:  # every index the items take, read once (items are never changed)
+                self._files = kpt_annotations.IndexAllocator(iter_objects(self._items))
             cr["metadata"]["annotations"] = self._files.place(path)
         if self.revisions.sync_wave is not None:
             cr = with_sync_wave(cr, self.revisions.sync_wave)

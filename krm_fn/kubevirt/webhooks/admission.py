@@ -72,6 +72,7 @@ class Decision:
     message: str | None = None
     causes: tuple[Cause, ...] = ()
     warnings: tuple[Cause, ...] = ()
+    lead: str = ""  # decode: the decoder's words before each cause's message (a refusal of that cause alone)
 
     @property
     def allowed(self) -> bool:
@@ -102,12 +103,13 @@ def decide(obj: Obj, tag: str = DEFAULT_TAG) -> Decision:
     cannot = f'{kind} in version "{INSTANCETYPE_VERSION}" cannot be handled as a {kind}: '
     meta_error = unmarshal_error(obj.get("metadata"), definition(META_DEF, tag), "ObjectMeta")
     if meta_error:
-        return Decision("decode", cannot + meta_error, (Cause(INVALID, "metadata", meta_error),))
+        return Decision("decode", cannot + meta_error, (Cause(INVALID, "metadata", meta_error),), lead=cannot)
     unknown = unknown_fields(obj, root)
     if unknown:
         texts = [f'unknown field "{path}"' for path in unknown]
-        return Decision("decode", cannot + "strict decoding error: " + ", ".join(texts),
-                        tuple(Cause(INVALID, path, text) for path, text in zip(unknown, texts)))
+        strict = cannot + "strict decoding error: "
+        return Decision("decode", strict + ", ".join(texts),
+                        tuple(Cause(INVALID, path, text) for path, text in zip(unknown, texts)), lead=strict)
     decoded: Obj = as_decoded(obj, root)
     meta = dict(decoded.get("metadata") or {})
     if kind in CLUSTER_SCOPED_KINDS:

@@ -19,9 +19,8 @@ from typing import Any
 from krm_fn.index import is_vm, iter_objects, name_of, namespace_of
 from krm_fn.kube import kpt_annotations
 from krm_fn.kube.api import ANN_INDEX, ANN_LEGACY_INDEX, ANN_LEGACY_PATH, ANN_PATH, CLUSTER_SCOPED_KINDS, FAMILIES
-from krm_fn.kube.meta import annotations_of
+from krm_fn.kube.meta import annotations_of, undecodable_metadata
 from krm_fn.kube.paths import Obj, get, wrapped_items
-from krm_fn.kube.status import TYPE_INVALID, Cause
 from krm_fn.render.revisions import build_pinned_revision
 from krm_fn.kubevirt.schema.strict import problems
 from krm_fn.render.migrate.common import (
@@ -53,23 +52,6 @@ from krm_fn.kubevirt.schema import DEFAULT_TAG
 from krm_fn.results import Result
 
 __all__ = ["deprecation_infos", "migrate"]
-
-def metadata_problem(obj: Obj) -> Cause | None:
-    """The cause when ``obj``'s metadata is not what the API server decodes (a mapping whose
-    labels and annotations are maps of strings): migrate reads and rewrites those, so such an object is left
-    as it is, with an error, whenever migrate would change it."""
-    md = obj.get("metadata")
-    if md is None:
-        return None
-    if not isinstance(md, dict):
-        return Cause(TYPE_INVALID, "metadata", "must be a mapping")
-    for key in ("labels", "annotations"):
-        value = md.get(key)
-        if value is not None and (not isinstance(value, dict) or
-                                  not all(isinstance(k, str) and isinstance(v, str) for k, v in value.items())):
-            return Cause(TYPE_INVALID, f"metadata.{key}", "must be a map of strings")
-    return None
-
 
 @dataclass(slots=True)
 class _Replacement:
@@ -120,7 +102,7 @@ class _Migrator:
         return self.flavors[key] if key in self.flavors else False
 
     def vm(self, vm: Obj) -> None:
-        malformed = metadata_problem(vm)
+        malformed = undecodable_metadata(vm.get("metadata"))
         touched = False
         new, results = convert_vm(vm, self.flavor)
         raw_spec = new.get("spec")
@@ -139,7 +121,7 @@ class _Migrator:
             if malformed is not None:
                 continue  # the VM stays as it is (below); so does the revision
             path = f"spec.{family}.revisionName"
-            cr_malformed = metadata_problem(cr)
+            cr_malformed = undecodable_metadata(cr.get("metadata"))
             if cr_malformed is not None:
                 results.append(fail(new, (
                     f"ControllerRevision {name}: {cr_malformed.field} {cr_malformed.message}: migrate cannot rewrite it "
@@ -191,7 +173,7 @@ class _Migrator:
             inner = [out for i in wrapped for out in self.item(i)]
             same = len(inner) == len(wrapped) and all(a is b for a, b in zip(inner, wrapped))
             return [item] if same else [{**item, "items": inner}]
-        malformed = metadata_problem(item)
+        malformed = undecodable_metadata(item.get("metadata"))
         if malformed is None:
             return self.convert(item)
         # left as it is when migrate would change it: nothing it would say about it holds

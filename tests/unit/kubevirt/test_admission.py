@@ -61,7 +61,9 @@ def test_stage_order_decode_then_validate_then_webhook() -> None:
     assert decide(it) == Decision(  # unknown fields first: nothing else is looked at
         "decode", 'VirtualMachineClusterInstancetype in version "v1beta1" cannot be handled as a '
                   'VirtualMachineClusterInstancetype: strict decoding error: unknown field "spec.bogus"',
-        (Cause(INVALID, "spec.bogus", 'unknown field "spec.bogus"'),))
+        (Cause(INVALID, "spec.bogus", 'unknown field "spec.bogus"'),),
+        lead='VirtualMachineClusterInstancetype in version "v1beta1" cannot be handled as a '
+             'VirtualMachineClusterInstancetype: strict decoding error: ')
     del it["spec"]["bogus"]
     assert [(c.field, c.message) for c in decide(it).causes] == [  # then every validation error at once
         ("spec.cpu.guest", "Required value"),
