@@ -8,6 +8,7 @@ Upstream: ``encoding/json`` over ``kubevirt.io/api`` types.
 from __future__ import annotations
 
 from collections.abc import Callable
+from itertools import islice
 from typing import Any, Final
 
 from krm_fn.kube.paths import copy_json
