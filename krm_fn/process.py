@@ -17,11 +17,11 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from krm_fn.catalog.errors import CatalogError, keypath
 from krm_fn.config import Config, load
 from krm_fn.errors import ConfigError, FnError, InputError, shown
-from krm_fn.io.resourcelist import ResourceList, dump_resource_list, parse_resource_list
+from krm_fn.io.resourcelist import ResourceList, dump_resource_list, parse_resource_list, set_aside, with_set_aside
 from krm_fn.kube import kpt_annotations
 from krm_fn.kube.meta import annotations_of
 from krm_fn.kube.api import ANN_PACKAGE_PATH, KIND_CATALOG
-from krm_fn.kube.identity import ObjectId, object_id
+from krm_fn.kube.identity import ObjectId, name_of, object_id
 from krm_fn.kube.paths import FieldPath, Obj, dotted, iter_objects
 from krm_fn.results import FileRef, ResourceRef, Result, exit_code, not_yet_said
 
@@ -80,6 +80,8 @@ def process(data: bytes, options: Options | None = None) -> Output:
     """KRM mode: bytes of a ResourceList in, bytes of a ResourceList out (always written, even on errors)."""
     opts = options or Options()
     rl, items, results, written = run_parsed(KrmInput(data), opts)
+    results = unusable_results(rl) + results
+    items = with_set_aside(rl, items)
     # items written by two processes already: forking this big process again to write what is left (the
     # generated revisions) was measured to gain nothing but copy-on-write memory
     text = dump_resource_list(rl, items, rl.results + [r.to_obj() for r in results], 1 if written else opts.workers)
@@ -108,7 +110,7 @@ def process_stream(config: Source, sources: Sequence[Source], options: Options |
     fn_config = docs[0]
     config_id = object_id(fn_config) if fn_config.get("metadata") else None
     rl, items, results, written = run_parsed(StreamInput(sources, fn_config, config_id), opts)
-    results = stream.with_files(rl, results)
+    results = unusable_results(rl) + stream.with_files(rl, results)
     code = exit_code(results)
     if code:
         return Output(b"", results, code)
@@ -314,6 +316,18 @@ def _configured(rl: ResourceList, options: Options) -> tuple[Config, Options] | 
     if bad_items:
         return bad_items
     return config, options
+
+
+def unusable_results(rl: ResourceList) -> list[Result]:
+    """An error result on each input item that could not be processed (set aside at parsing: the others are
+    processed), naming its file: kpt's path annotation, or the stream input it came from."""
+    results = []
+    for unusable in set_aside(rl):
+        item, origin = unusable.item, unusable.origin
+        file = FileRef(origin.file, origin.index) if origin is not None and origin.is_file else FileRef.of(item)
+        ref = ResourceRef.of(item) if isinstance(item, dict) and item.get("kind") and name_of(item) else None
+        results.append(Result(unusable.message, "error", ref, file=file, tags=(("stage", "input"),)))
+    return results
 
 
 def _catalog_result(fn_config: Obj | None, config: Config, problem: tuple[str, FieldPath, str]) -> Result:

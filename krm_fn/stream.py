@@ -45,6 +45,8 @@ def check_unique(rl: ResourceList) -> None:
     first: dict[ObjectId, Origin] = {}
     for item in rl.items:
         key = object_id(item)
+        if not key.name:  # generateName: each is a new object
+            continue
         origin = origin_of(rl, item)
         assert origin is not None, "every item of parse_sources has an origin"
         seen = first.setdefault(key, origin)

@@ -60,13 +60,45 @@ def test_malformed_yaml_in_a_later_file_is_reported_with_that_files_own_line() -
     assert "line 8" in alone.value.message  # its own line, not one counted across the files joined
 
 
+def item_errors(files: dict[str, str], **kw: Any) -> list[tuple[str, str | None]]:
+    """A run with unusable items: nothing printed, exit 1, each error (message, file)."""
+    out = run(files, **kw)
+    assert (out.data, out.exit_code) == (b"", 1)
+    return [(r.message, r.file.path if r.file else None) for r in out.results if r.severity == "error"]
+
+
 def test_a_document_that_is_not_an_object_names_its_file_and_line() -> None:
     second = cm("ok") + "---\n# a comment\nkind: ConfigMap\nmetadata:\n  name: x\n"
-    assert error({"a.yaml": cm("a"), "b.yaml": second}) == \
-        "b.yaml line 9: ConfigMap 'x': missing or empty apiVersion"
-    assert error({"a.yaml": "- 1\n"}) == "a.yaml line 1 must be a mapping (a Kubernetes object), got list"
-    assert error({"a.yaml": cm("a") + "---\nfoo: bar\n"}) == \
-        "a.yaml line 8: missing or empty apiVersion, kind, metadata.name"
+    assert item_errors({"a.yaml": cm("a"), "b.yaml": second}) == \
+        [("b.yaml line 9: ConfigMap 'x': missing or empty apiVersion", "b.yaml")]
+    assert item_errors({"a.yaml": "- 1\n"}) == \
+        [("a.yaml line 1 must be a mapping (a Kubernetes object), got list", "a.yaml")]
+    assert item_errors({"a.yaml": cm("a") + "---\nfoo: bar\n"}) == \
+        [("a.yaml line 8: missing or empty apiVersion, kind, metadata.name (or metadata.generateName)", "a.yaml")]
+
+
+def test_every_unusable_item_is_one_error_and_the_rest_is_rendered() -> None:
+    files = {"a.yaml": "- 1\n", "vms.yaml": vm("good") + "---\n" + vm("bad", "u1.nosuch"),
+             "c.yaml": "apiVersion: v1\nkind: List\nitems:\n- {kind: Secret, metadata: {name: s}}\n"}
+    errors = item_errors(files, mode="expand")
+    assert errors[:2] == [("a.yaml line 1 must be a mapping (a Kubernetes object), got list", "a.yaml"),
+                          ("c.yaml line 1: List.items[0]: Secret 's': missing or empty apiVersion", "c.yaml")]
+    # the VMs were rendered: the bad reference among them is reported on its own VM, with its file
+    assert [f for _, f in errors[2:]] == ["vms.yaml", "vms.yaml"]  # KubeVirt's error, then the hint
+    assert errors[2][0].endswith('virtualmachineclusterinstancetypes.instancetype.kubevirt.io "u1.nosuch" not found')
+
+
+def test_a_vm_with_only_generate_name_is_rendered() -> None:
+    nameless = vm("x", "u1.medium").replace("  name: x\n", "  generateName: fedora-\n")
+    expanded = documents(run({"a.yaml": nameless + "---\n" + nameless, "b.yaml": vm("named")}, mode="expand"))
+    assert [d["metadata"].get("generateName") for d in expanded] == ["fedora-", "fedora-", None]
+    assert [d["spec"]["template"]["spec"]["domain"]["memory"]["guest"] for d in expanded[:2]] == ["4Gi", "4Gi"]
+    assert "instancetype" not in expanded[0]["spec"]
+    out = run({"a.yaml": nameless}, mode="revisions")
+    assert out.exit_code == 0 and documents(out) == [load_documents(nameless)[0].value]  # left unpinned, with a warning
+    assert [(r.severity, r.file.path if r.file else None) for r in out.results] == [("warning", "a.yaml")]
+    assert out.results[0].message.startswith("not pinned: this VirtualMachine has no metadata.name")
+    assert out.results[0].summary().startswith("warning: VirtualMachine apps/fedora-* (a.yaml) metadata.name: ")
 
 
 def test_invalid_utf8_and_a_bad_config_name_their_file() -> None:
@@ -178,8 +210,9 @@ def test_kustomize_and_kpt_files_in_a_directory_are_skipped() -> None:
 
 
 def test_given_as_files_they_are_objects_like_any_other() -> None:
-    assert error({"kustomization.yaml": KUSTOMIZATION}) == \
-        "kustomization.yaml line 1: missing or empty apiVersion, kind, metadata.name"
+    assert item_errors({"kustomization.yaml": KUSTOMIZATION}) == [(
+        "kustomization.yaml line 1: missing or empty apiVersion, kind, metadata.name (or metadata.generateName)",
+        "kustomization.yaml")]
     assert [d["kind"] for d in documents(run({"pkg.yaml": KPTFILE_OBJECT}))] == ["Kptfile"]
 
 
@@ -225,6 +258,6 @@ def test_a_results_file_index_counts_objects_not_empty_documents(fast: bool) -> 
 
 def test_items_of_a_list_name_the_lists_file_and_line() -> None:
     listed = "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: ConfigMap\n  metadata: {}\n"
-    assert error({"a.yaml": cm("a"), "b.yaml": cm("b") + "---\n" + listed}) == \
-        "b.yaml line 8: List.items[0]: missing or empty metadata.name"
+    assert item_errors({"a.yaml": cm("a"), "b.yaml": cm("b") + "---\n" + listed}) == \
+        [("b.yaml line 8: List.items[0]: missing or empty metadata.name (or metadata.generateName)", "b.yaml")]
     assert error({"b.yaml": "apiVersion: v1\nkind: List\nitems: 3\n"}) == "b.yaml line 1: List.items must be a list"
