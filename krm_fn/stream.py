@@ -21,9 +21,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from krm_fn.errors import InputError
 from krm_fn.io.inputs import Skipped
-from krm_fn.io.resourcelist import Origin, ResourceList, line_of, origin_of
+from krm_fn.io.resourcelist import Origin, ResourceList, line_of, origin_of, put_aside
 from krm_fn.kube.api import ANN_LEGACY_INDEX, ANN_LEGACY_PATH, FN_GROUP
 from krm_fn.kube.identity import ObjectId, group_of, object_id
 from krm_fn.kube.meta import annotations_of
@@ -41,9 +40,11 @@ BUILD_FILES = Skipped(frozenset(("kustomization.yaml", "kustomization.yml")),
 
 
 def check_unique(rl: ResourceList) -> None:
-    """One object, one copy across every input: else one line naming both places."""
+    """One object, one copy across every input: each later copy is set aside with one line naming both places
+    (an error result on it; the rest is processed)."""
     first: dict[ObjectId, Origin] = {}
-    for item in rl.items:
+    again: dict[int, str] = {}
+    for i, item in enumerate(rl.items):
         key = object_id(item)
         if not key.name:  # generateName: each is a new object
             continue
@@ -52,10 +53,11 @@ def check_unique(rl: ResourceList) -> None:
         seen = first.setdefault(key, origin)
         if seen is not origin:
             group, kind, namespace, name = key
-            raise InputError(
+            again[i] = (
                 f"{_place(rl, origin)}: {kind}{'.' + group if group else ''} {namespace}/{name} is already in "
                 f"{_place(rl, seen)}: an object may be given once (kustomize refuses a second resource with "
                 f"the same id; a directory given twice, or holding an earlier output?)")
+    put_aside(rl, again)
 
 
 def _place(rl: ResourceList, origin: Origin) -> str:

@@ -94,6 +94,22 @@ def set_aside(rl: ResourceList) -> list[Unusable]:
     return rl._read.unusable
 
 
+def put_aside(rl: ResourceList, problems: dict[int, str]) -> None:
+    """Set aside the items of ``rl.items`` at the indexes ``problems`` names, each with its message (a problem
+    found after parsing; "" when a result says it already)."""
+    if not problems:
+        return
+    read = rl._read
+    taken = {u.position for u in read.unusable}
+    places = [p for p in range(len(rl.items) + len(taken)) if p not in taken]  # each item's place in the input
+    for i in problems:
+        item = rl.items[i]
+        origin = read.origins.get(id(item))
+        read.unusable.append(Unusable(places[i], item, problems[i], origin))
+    read.unusable.sort(key=lambda u: u.position)
+    rl.items = [item for i, item in enumerate(rl.items) if i not in problems]
+
+
 def with_set_aside(rl: ResourceList, items: Sequence[OutItem]) -> list[OutItem]:
     """``items`` (the processed items in input order, then generated ones) with the items set aside put back
     where they were in the input, unchanged: KRM mode hands every item back (kpt would delete a missing one)."""

@@ -176,13 +176,13 @@ def test_kpt_file_annotations_are_removed_and_everything_else_is_kept_as_written
 # --- duplicates ---------------------------------------------------------------------------------
 
 def test_an_object_given_twice_is_one_error_naming_both_files() -> None:
-    message = error({"vms/a.yaml": cm("x") + "---\n" + cm("a"), "out.yaml": "# rendered\n" + cm("a")})
+    ((message, file),) = item_errors({"vms/a.yaml": cm("x") + "---\n" + cm("a"), "out.yaml": "# rendered\n" + cm("a")})
     assert message.startswith("out.yaml line 2: ConfigMap default/a is already in vms/a.yaml line 8: ")
-    assert "\n" not in message
+    assert "\n" not in message and file == "out.yaml"
 
 
 def test_no_namespace_is_the_default_namespace_and_other_groups_are_other_objects() -> None:
-    assert "is already in a.yaml line 1" in error({"a.yaml": cm("a"), "b.yaml": cm("a", namespace="default")})
+    assert "is already in a.yaml line 1" in item_errors({"a.yaml": cm("a"), "b.yaml": cm("a", namespace="default")})[0][0]
     other = cm("a").replace("apiVersion: v1", "apiVersion: example.com/v1")
     out = run({"a.yaml": cm("a"), "b.yaml": other, "c.yaml": cm("a", namespace="team")})
     assert len(documents(out)) == 3
@@ -190,9 +190,9 @@ def test_no_namespace_is_the_default_namespace_and_other_groups_are_other_object
 
 def test_the_same_directory_given_twice_is_refused() -> None:
     sources = [Source("vms/a.yaml", cm("a").encode(), in_directory=True)] * 2
-    with pytest.raises(InputError) as exc:
-        process_stream(Source("config file cfg.yaml", RENDERER.format(mode="validate").encode()), sources)
-    assert exc.value.message.startswith("vms/a.yaml line 1: ConfigMap default/a is already in vms/a.yaml line 1")
+    out = process_stream(Source("config file cfg.yaml", RENDERER.format(mode="validate").encode()), sources)
+    assert (out.data, out.exit_code, len(out.results)) == (b"", 1, 1)
+    assert out.results[0].message.startswith("vms/a.yaml line 1: ConfigMap default/a is already in vms/a.yaml line 1")
 
 
 # --- build files in a directory -----------------------------------------------------------------
