@@ -10,10 +10,16 @@ with a misspelled instancetype and a preference whose requirements fail is refus
 * names of that kind close to it (items and catalog, :mod:`difflib`, best first, ties by name).
 
 KubeVirt's own error is never reworded: when it is the lookup failure itself, only the hint is added.
+
+``inferFromVolume`` reads volumes that usually live only in the cluster (a DataSource in a golden-image
+namespace, an uploaded PVC): when one is not found, :func:`cluster_object_hint` says how to hand the renderer
+a copy it reads but does not emit (a ``config.kubernetes.io/local-config: "true"`` item, README "Objects that
+live in the cluster").
 """
 
 from __future__ import annotations
 
+import re
 from difflib import SequenceMatcher
 from typing import Final
 
@@ -25,6 +31,12 @@ from krm_fn.kubevirt.rejection import Rejection
 from krm_fn.results import Result
 
 MAX_SUGGESTIONS: Final = 3
+# what inferFromVolume reads (krm_fn.kubevirt.infer), in KubeVirt's not-found words
+_VOLUME_NOT_FOUND: Final = re.compile(r'(datasources\.cdi\.kubevirt\.io|persistentvolumeclaims|'
+                                      r'volumesnapshots\.snapshot\.storage\.k8s\.io) "[^"]*" not found')
+CLUSTER_OBJECT_HINT: Final = (
+    "; if it lives in the cluster, give the renderer a copy it reads but does not emit: the object "
+    "(kubectl get -o yaml) annotated config.kubernetes.io/local-config: \"true\" among the inputs")
 CUTOFF: Final = 0.6  # difflib.get_close_matches' default
 
 
@@ -136,3 +148,11 @@ def _kind_hint(family: Family, kind: str) -> str:
 
 def _quoted(names: list[str]) -> str:
     return ", ".join(f'"{n}"' for n in names)
+
+
+def cluster_object_hint(rejection: Rejection) -> str:
+    """The result message of a refused VM: KubeVirt's text, then, when inferFromVolume did not find its volume's
+    object, how to hand the renderer the cluster's copy (:data:`CLUSTER_OBJECT_HINT`)."""
+    if rejection.stage == "mutate" and _VOLUME_NOT_FOUND.fullmatch(rejection.error):
+        return rejection.message + CLUSTER_OBJECT_HINT
+    return rejection.message
