@@ -333,7 +333,9 @@ def unusable_results(rl: ResourceList) -> list[Result]:
             continue  # said by its own results
         item, origin = unusable.item, unusable.origin
         file = FileRef(origin.file, origin.index) if origin is not None and origin.is_file else FileRef.of(item)
-        ref = ResourceRef.of(item) if isinstance(item, dict) and item.get("kind") and name_of(item) else None
+        # a stream item's message names the object, its input and line already
+        ref = ResourceRef.of(item) if origin is None and isinstance(item, dict) and item.get("kind") \
+            and name_of(item) else None
         results.append(Result(unusable.message, "error", ref, file=file, tags=(("stage", "input"),)))
     return results
 

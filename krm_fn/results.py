@@ -104,7 +104,7 @@ class Result(NamedTuple):
         parts = [f"{self.severity}:"]
         if self.resource_ref is not None:
             parts.append(readable(self.resource_ref.shown(), 200))
-        if self.file is not None:
+        if self.file is not None and not self.message.startswith(f"{self.file.path} line "):  # not said twice
             parts.append(f"({readable(self.file.path, 200)})")
         if self.field_path and not self.message.startswith(self.field_path):
             parts.append(f"{readable(self.field_path, 200)}:")
