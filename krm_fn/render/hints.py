@@ -12,7 +12,7 @@ with a misspelled instancetype and a preference whose requirements fail is refus
 KubeVirt's own error is never reworded: when it is the lookup failure itself, only the hint is added.
 
 ``inferFromVolume`` reads volumes that usually live only in the cluster (a DataSource in a golden-image
-namespace, an uploaded PVC): when one is not found, :func:`cluster_object_hint` says how to hand the renderer
+namespace, an uploaded PVC): when one is not found, :func:`cluster_object_results` says how to hand the renderer
 a copy it reads but does not emit (a ``config.kubernetes.io/local-config: "true"`` item, README "Objects that
 live in the cluster").
 """
@@ -35,7 +35,7 @@ MAX_SUGGESTIONS: Final = 3
 _VOLUME_NOT_FOUND: Final = re.compile(r'(datasources\.cdi\.kubevirt\.io|persistentvolumeclaims|'
                                       r'volumesnapshots\.snapshot\.storage\.k8s\.io) "[^"]*" not found')
 CLUSTER_OBJECT_HINT: Final = (
-    "; if it lives in the cluster, give the renderer a copy it reads but does not emit: the object "
+    "if it lives in the cluster, give the renderer a copy it reads but does not emit: the object "
     "(kubectl get -o yaml) annotated config.kubernetes.io/local-config: \"true\" among the inputs")
 CUTOFF: Final = 0.6  # difflib.get_close_matches' default
 
@@ -150,9 +150,10 @@ def _quoted(names: list[str]) -> str:
     return ", ".join(f'"{n}"' for n in names)
 
 
-def cluster_object_hint(rejection: Rejection) -> str:
-    """The result message of a refused VM: KubeVirt's text, then, when inferFromVolume did not find its volume's
-    object, how to hand the renderer the cluster's copy (:data:`CLUSTER_OBJECT_HINT`)."""
-    if rejection.stage == "mutate" and _VOLUME_NOT_FOUND.fullmatch(rejection.error):
-        return rejection.message + CLUSTER_OBJECT_HINT
-    return rejection.message
+def cluster_object_results(rejection: Rejection, report_on: Obj) -> list[Result]:
+    """When inferFromVolume did not find its volume's object: KubeVirt's words, then how to hand the renderer the
+    cluster's copy (:data:`CLUSTER_OBJECT_HINT`), as the hint of a lookup is given (:func:`reference_results`)."""
+    if rejection.stage != "mutate" or not _VOLUME_NOT_FOUND.fullmatch(rejection.error):
+        return []
+    return [Result.for_object(f"{rejection.error}: {CLUSTER_OBJECT_HINT}", report_on, field_path=rejection.field_path,
+                              tags=(("stage", "find"),))]

@@ -23,7 +23,7 @@ from krm_fn.kubevirt.revision import is_instancetype_revision
 from krm_fn.render.revisions import with_sync_wave
 from krm_fn.kubevirt.webhooks.admission import refused
 from krm_fn.render.admission import describe
-from krm_fn.render.hints import HintCache, cluster_object_hint, reference_results
+from krm_fn.render.hints import HintCache, cluster_object_results, reference_results
 from krm_fn.render.pinning import Pinning, unpinned
 from krm_fn.render.rendered import Rendered
 from krm_fn.render.spec import RendererSpec
@@ -131,11 +131,12 @@ class ItemRenderer:
                                          self.release)
             if stages.rejection is not None:
                 r = stages.rejection
-                done.results.append(Result.for_object(cluster_object_hint(r), vm, field_path=r.field_path,
+                done.results.append(Result.for_object(r.message, vm, field_path=r.field_path,
                                                       tags=(("stage", r.stage),)))
                 # what KubeVirt would not find either, with what was probably meant (krm_fn.render.hints)
                 done.results += reference_results(stages.inferred or checked, r, self.index, vm, stages.found,
                                                   self.hints)
+                done.results += cluster_object_results(r, vm)  # inferFromVolume: the volume's object not found
                 return vm
             if stages.inferred is not None and stages.inferred is not checked:  # inferFromVolume named objects
                 problem = self.refused_reference(stages.inferred, stages.found)

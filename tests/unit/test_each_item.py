@@ -110,10 +110,11 @@ INFERRING = ("apiVersion: kubevirt.io/v1\nkind: VirtualMachine\nmetadata:\n  nam
 def test_a_datasource_that_lives_in_the_cluster_is_read_from_its_local_config_copy() -> None:
     rl, code = run(entry(INFERRING, "vms.yaml"), "expand")
     assert code == 1
-    (message,) = [r["message"] for r in rl["results"]]
     # KubeVirt's own text first, then the way out
-    assert message == ('admission webhook "virtualmachines-mutator.kubevirt.io" denied the request: '
-                       'datasources.cdi.kubevirt.io "rhel9" not found' + CLUSTER_OBJECT_HINT)
+    assert [(r["severity"], r["message"], r["file"]["path"]) for r in rl["results"]] == [
+        ("error", 'admission webhook "virtualmachines-mutator.kubevirt.io" denied the request: '
+                  'datasources.cdi.kubevirt.io "rhel9" not found', "vms.yaml"),
+        ("error", f'datasources.cdi.kubevirt.io "rhel9" not found: {CLUSTER_OBJECT_HINT}', "vms.yaml")]
     assert "config.kubernetes.io/local-config" in CLUSTER_OBJECT_HINT
     rl, code = run(entry(INFERRING, "vms.yaml") + entry(DATASOURCE, "cluster/ds.yaml"), "expand")
     assert code == 0 and "results" not in rl
