@@ -379,16 +379,14 @@ def _item_problem(item: Any, where: str, place: Callable[[], str] | None = None,
     return None
 
 
-def _unwrapped(value: Any, place: Callable[[], str] | None = None) -> list[Any] | None:
-    """The items of a ``List`` or ResourceList document, or None for any other document."""
+def _unwrapped(value: Any, place: Callable[[], str]) -> list[Any] | str | None:
+    """The items of a ``List`` or ResourceList document, why they cannot be read (its ``items`` is not a list),
+    or None for any other document."""
     if not (is_resource_list(value) or (isinstance(value, dict) and value.get("kind") == "List"
                                         and value.get("apiVersion") == "v1")):
         return None
     inner = value.get("items") or []
-    if not isinstance(inner, list):
-        raise InputError(": ".join(p for p in (place() if place else "", f"{value.get('kind')}.items must be a list")
-                                   if p))
-    return inner
+    return inner if isinstance(inner, list) else f"{place()}: {value.get('kind')}.items must be a list"
 
 
 def parse_sources(sources: Sequence[Source], skip: Skipped, fast: bool = True) -> ResourceList:
@@ -421,6 +419,9 @@ def parse_sources(sources: Sequence[Source], skip: Skipped, fast: bool = True) -
                 return f"{origin.file} line {origin.line(joined)}"
 
             inner = _unwrapped(value, place)
+            if isinstance(inner, str):
+                read.unusable.append(Unusable(len(rl.items) + len(read.unusable), value, inner, origin))
+                continue
             if inner is not None:
                 for i, item in enumerate(inner):
                     problem = _item_problem(item, f"{value.get('kind')}.items[{i}]", place)

@@ -260,4 +260,5 @@ def test_items_of_a_list_name_the_lists_file_and_line() -> None:
     listed = "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: ConfigMap\n  metadata: {}\n"
     assert item_errors({"a.yaml": cm("a"), "b.yaml": cm("b") + "---\n" + listed}) == \
         [("b.yaml line 8: List.items[0]: missing or empty metadata.name (or metadata.generateName)", "b.yaml")]
-    assert error({"b.yaml": "apiVersion: v1\nkind: List\nitems: 3\n"}) == "b.yaml line 1: List.items must be a list"
+    assert item_errors({"b.yaml": "apiVersion: v1\nkind: List\nitems: 3\n", "c.yaml": cm("c")}) == \
+        [("b.yaml line 1: List.items must be a list", "b.yaml")]
