@@ -79,6 +79,27 @@ def test_errors_name_the_file_and_its_line(tmp_path: Path) -> None:
     assert "line 18" in proc.stderr.decode()
 
 
+def test_a_generate_name_vm_and_a_bad_document_each_judged_on_their_own(tmp_path: Path) -> None:
+    """``kubectl create``-style VMs (Tekton's create-vm task): rendered; a bad document among them is one line,
+    the rest rendered, nothing printed (issue 25 item 4)."""
+    app = _app(tmp_path)
+    nameless = VM.format(name="x").replace("  name: x\n", "  generateName: web-\n")
+    (app / "vms" / "a.yaml").write_text(nameless + "---\n" + nameless)
+    generated = run_fn([str(app / "catalog.yaml"), str(app / "vms")])
+    assert generated.returncode == 0, generated.stderr
+    (app / "all.yaml").write_bytes(generated.stdout)
+    expanded = app / "expand.yaml"
+    expanded.write_text(RENDERER.replace("mode: revisions", "mode: expand"))
+    proc = run_fn([str(expanded), str(app / "all.yaml")])
+    assert proc.returncode == 0, proc.stderr
+    vms = [o for o in yaml.safe_load_all(proc.stdout) if o["kind"] == "VirtualMachine"]
+    assert [(v["metadata"]["generateName"], "instancetype" in v["spec"]) for v in vms] == [("web-", False)] * 2
+    (app / "broken.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  labels: {a: b}\n")
+    proc = run_fn([str(expanded), str(app / "all.yaml"), str(app / "broken.yaml")])
+    assert_clean_failure(proc, f"error: {app / 'broken.yaml'} line 1: missing or empty metadata.name")
+    assert proc.stdout == b"" and len(proc.stderr.decode().splitlines()) == 1
+
+
 def test_results_name_the_file_of_the_vm(tmp_path: Path) -> None:
     app = _app(tmp_path)
     (app / "vms" / "bad.yaml").write_text(VM.format(name="c").replace("u1.small", "u1.huge"))
