@@ -17,11 +17,12 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from krm_fn.catalog.errors import CatalogError, keypath
 from krm_fn.config import Config, load
 from krm_fn.errors import ConfigError, FnError, InputError, shown
-from krm_fn.io.resourcelist import ResourceList, dump_resource_list, parse_resource_list
+from krm_fn.io.resourcelist import (ResourceList, dump_resource_list, line_of, parse_resource_list, put_aside,
+                                    set_aside, with_set_aside)
 from krm_fn.kube import kpt_annotations
 from krm_fn.kube.meta import annotations_of
 from krm_fn.kube.api import ANN_PACKAGE_PATH, KIND_CATALOG
-from krm_fn.kube.identity import ObjectId, object_id
+from krm_fn.kube.identity import ObjectId, name_of, object_id
 from krm_fn.kube.paths import FieldPath, Obj, dotted, iter_objects
 from krm_fn.results import FileRef, ResourceRef, Result, exit_code, not_yet_said
 from krm_fn.kubevirt_versions import release
@@ -81,6 +82,8 @@ def process(data: bytes, options: Options | None = None) -> Output:
     """KRM mode: bytes of a ResourceList in, bytes of a ResourceList out (always written, even on errors)."""
     opts = options or Options()
     rl, items, results, written = run_parsed(KrmInput(data), opts)
+    results = unusable_results(rl) + results
+    items = with_set_aside(rl, items)
     # items written by two processes already: forking this big process again to write what is left (the
     # generated revisions) was measured to gain nothing but copy-on-write memory
     text = dump_resource_list(rl, items, rl.results + [r.to_obj() for r in results], 1 if written else opts.workers)
@@ -89,8 +92,8 @@ def process(data: bytes, options: Options | None = None) -> Output:
 
 def process_stream(config: Source, sources: Sequence[Source], options: Options | None = None) -> Output:
     """The stream modes: a functionConfig (a file of one object) and the inputs in, a plain stream of
-    manifests out (empty unless the run succeeded). Unusable input raises InputError (one line, naming the
-    input and a line in it)."""
+    manifests out (empty unless the run succeeded). Input that cannot be read raises InputError (one line, naming
+    the input and a line in it); an item that cannot be processed is an error result on it (the rest is run)."""
     from krm_fn import stream
     from krm_fn.io.resourcelist import Prewritten, dump_stream
 
@@ -98,7 +101,8 @@ def process_stream(config: Source, sources: Sequence[Source], options: Options |
     source = stream_input(config, sources)
     config_id = source.config_id
     rl, items, results, written = run_parsed(source, opts)
-    results = stream.with_config_file(stream.with_files(rl, results), source.function_config, config.name) + \
+    results = unusable_results(rl) + \
+        stream.with_config_file(stream.with_files(rl, results), source.function_config, config.name) + \
         stream.empty_inputs(rl, sources)
     code = exit_code(results)
     if code:
@@ -265,7 +269,7 @@ class Halves:
         configured = _configured(rl, self._options)
         if isinstance(configured, list) or configured[0].kind == KIND_CATALOG:
             return b""  # nothing for two processes: the parent does it all
-        rendering = _rendering(rl, *configured)
+        rendering = _rendering(rl, *configured[:2])
         if rendering is None or not _in_halves(rendering):
             return b""
         done = self._rendered(rl, rendering, _blocks(len(rendering.items))[1])
@@ -298,7 +302,13 @@ def run(rl: ResourceList, options: Options, halves: Halves | None = None) -> tup
     configured = _configured(rl, options)
     if isinstance(configured, list):
         return rl.items, configured
-    config, options = configured
+    config, options, said = configured
+    items, results = _run(rl, config, options, halves)
+    return items, said + results
+
+
+def _run(rl: ResourceList, config: Config, options: Options, halves: Halves | None
+         ) -> tuple[Sequence[OutItem], list[Result]]:
     try:
         if config.kind == KIND_CATALOG:
             return _generate(rl, config, options)
@@ -316,18 +326,34 @@ def run(rl: ResourceList, options: Options, halves: Halves | None = None) -> tup
         return rl.items, [_config_result(rl.function_config, exc.field_path or "", exc.message)]
 
 
-def _configured(rl: ResourceList, options: Options) -> tuple[Config, Options] | list[Result]:
-    """The run's config and options (the package root moved by the config), or the error results that end the
-    run: the config's problems, items whose path/index annotations cannot be read."""
-    bad_items = annotation_results(rl.items)
+def _configured(rl: ResourceList, options: Options) -> tuple[Config, Options, list[Result]] | list[Result]:
+    """The run's config and options (the package root moved by the config) and the results on the items whose
+    path/index annotations cannot be read (set aside: the others are processed); or the error results that
+    end the run: the config's problems (and those)."""
+    bad_items = _annotations_checked(rl)
     try:
         config = load(rl.function_config, force_kind=options.force_kind)
         options = _with_package_dir(options, rl.function_config)
     except ConfigError as exc:
         return [_config_result(rl.function_config, path, msg) for path, msg in exc.problems] + bad_items
-    if bad_items:
-        return bad_items
-    return config, options
+    return config, options, bad_items
+
+
+def unusable_results(rl: ResourceList) -> list[Result]:
+    """An error result on each input item that could not be processed (set aside: the others are processed),
+    naming its file: kpt's path annotation, or the stream input it came from and the document's line."""
+    results = []
+    for unusable in set_aside(rl):
+        if not unusable.message:
+            continue  # said by its own results
+        item, origin = unusable.item, unusable.origin
+        file = FileRef(origin.file, origin.index, line_of(rl, origin)) if origin is not None and origin.is_file \
+            else FileRef.of(item)
+        # a stream item's message names the object, its input and line already
+        ref = ResourceRef.of(item) if origin is None and isinstance(item, dict) and item.get("kind") \
+            and name_of(item) else None
+        results.append(Result(unusable.message, "error", ref, file=file, tags=(("stage", "input"),)))
+    return results
 
 
 def _catalog_result(fn_config: Obj | None, config: Config, problem: tuple[str, FieldPath, str]) -> Result:
@@ -344,14 +370,19 @@ def _catalog_result(fn_config: Obj | None, config: Config, problem: tuple[str, F
     return _config_result(fn_config, where, message)
 
 
-def annotation_results(items: list[Any]) -> list[Result]:
-    """An error result for each item whose path/index annotations kpt could not read (``krm_fn.kube.
-    kpt_annotations``): checked here, once, before anything reads them."""
-    results: list[Result] = []
-    for obj in iter_objects(items):
-        for path, message in kpt_annotations.problems(obj):
-            results.append(Result.for_object(f"{path}: {message}", obj, field_path=path, tags=(("stage", "input"),)))
-    return results
+def _annotation_results(item: Any) -> list[Result]:
+    """An error result for each object of ``item`` whose path/index annotations kpt could not read
+    (``krm_fn.kube.kpt_annotations``): checked here, once, before anything reads them."""
+    return [Result.for_object(f"{path}: {message}", obj, field_path=path, tags=(("stage", "input"),))
+            for obj in iter_objects([item]) for path, message in kpt_annotations.problems(obj)]
+
+
+def _annotations_checked(rl: ResourceList) -> list[Result]:
+    """:func:`_annotation_results`, the items they are about set aside (written back unchanged, not rendered)."""
+    found = {i: _annotation_results(item) for i, item in enumerate(rl.items)}
+    found = {i: results for i, results in found.items() if results}
+    put_aside(rl, {i: "" for i in found})
+    return [result for results in found.values() for result in results]
 
 
 def _with_package_dir(options: Options, fn_config: Obj | None) -> Options:

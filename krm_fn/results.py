@@ -21,18 +21,27 @@ class ResourceRef(NamedTuple):
     kind: str
     name: str
     namespace: str | None = None
+    generate_name: str | None = None  # an object without a name: the prefix the API server names it from
 
     @staticmethod
     def of(obj: Obj) -> ResourceRef:
         raw_md = obj.get("metadata")
         md: Obj = raw_md if isinstance(raw_md, dict) else {}
         ns = md.get("namespace")
+        name = str(md.get("name", ""))
+        generate = md.get("generateName") if not name else None
         return ResourceRef(
             api_version=str(obj.get("apiVersion", "")),
             kind=str(obj.get("kind", "")),
-            name=str(md.get("name", "")),
+            name=name,
             namespace=str(ns) if ns else None,
+            generate_name=str(generate) if generate else None,
         )
+
+    def shown(self) -> str:
+        """``Kind ns/name`` for a stderr line; a nameless object as ``Kind ns/prefix*`` (its generateName)."""
+        name = self.name or (f"{self.generate_name}*" if self.generate_name else "")
+        return f"{self.kind} {self.namespace + '/' if self.namespace else ''}{name}"
 
     def to_obj(self) -> Obj:
         out: Obj = {"apiVersion": self.api_version, "kind": self.kind, "name": self.name}
@@ -103,9 +112,8 @@ class Result(NamedTuple):
         """The one-line stderr form: ``error: VirtualMachine ns/vm (vms/vm.yaml line 3) spec.x: message``."""
         parts = [f"{self.severity}:"]
         if self.resource_ref is not None:
-            ref = self.resource_ref
-            parts.append(readable(f"{ref.kind} {ref.namespace + '/' if ref.namespace else ''}{ref.name}", 200))
-        if self.file is not None:
+            parts.append(readable(self.resource_ref.shown(), 200))
+        if self.file is not None and not self.message.startswith(f"{self.file.path} line "):  # not said twice
             line = f" line {self.file.line}" if self.file.line is not None else ""
             parts.append(f"({readable(self.file.path, 200)}{line})")
         if self.field_path and not self.message.startswith(self.field_path):

@@ -24,7 +24,7 @@ from typing import Any
 
 from krm_fn.errors import InputError
 from krm_fn.io.inputs import Skipped, Source
-from krm_fn.io.resourcelist import Origin, ResourceList, line_of, lines_of, origin_of
+from krm_fn.io.resourcelist import Origin, ResourceList, line_of, lines_of, origin_of, put_aside, set_aside
 from krm_fn.kube.api import ANN_LEGACY_INDEX, ANN_LEGACY_PATH, FN_GROUP
 from krm_fn.kube import kpt_annotations
 from krm_fn.kube.identity import ObjectId, group_of, object_id
@@ -56,7 +56,8 @@ def check_config_kind(name: str, config: Obj) -> None:
 def empty_inputs(rl: ResourceList, sources: Sequence[Source]) -> list[Result]:
     """A warning for each file given by name that held no manifest (empty, only comments, only build files
     skipped as such are not: those come from directories, and the edge names a directory without YAML)."""
-    read = {o.file for o in (origin_of(rl, item) for item in rl.items) if o is not None}
+    read = {o.file for o in (origin_of(rl, item) for item in rl.items) if o is not None} | \
+        {u.origin.file for u in set_aside(rl) if u.origin is not None}  # an unusable manifest has its own error
     return [Result(f"{s.name}: holds no manifest: nothing read from it", "warning") for s in sources
             if s.is_file and not s.in_directory and s.name not in read]
 
@@ -68,19 +69,24 @@ def with_config_file(results: list[Result], config: Obj, name: str) -> list[Resu
 
 
 def check_unique(rl: ResourceList) -> None:
-    """One object, one copy across every input: else one line naming both places."""
+    """One object, one copy across every input: each later copy is set aside with one line naming both places
+    (an error result on it; the rest is processed)."""
     first: dict[ObjectId, Origin] = {}
-    for item in rl.items:
+    again: dict[int, str] = {}
+    for i, item in enumerate(rl.items):
         key = object_id(item)
+        if not key.name:  # generateName: each is a new object
+            continue
         origin = origin_of(rl, item)
         assert origin is not None, "every item of parse_sources has an origin"
         seen = first.setdefault(key, origin)
         if seen is not origin:
             group, kind, namespace, name = key
-            raise InputError(
+            again[i] = (
                 f"{_place(rl, origin)}: {kind}{'.' + group if group else ''} {namespace}/{name} is already in "
                 f"{_place(rl, seen)}: an object may be given once (kustomize refuses a second resource with "
                 f"the same id; a directory given twice, or holding an earlier output?)")
+    put_aside(rl, again)
 
 
 def _place(rl: ResourceList, origin: Origin) -> str:
@@ -113,18 +119,29 @@ def _kustomize_origin(item: Obj) -> FileRef | None:
     return FileRef(path) if path else None
 
 
+def _file_of(where: Origin | FileRef | None) -> str | None:
+    return where.file if isinstance(where, Origin) else where.path if where is not None else None
+
+
 def with_files(rl: ResourceList, results: list[Result]) -> list[Result]:
     """Each result about an input object names the input it came from and the line of the object's document in
     it (as KRM mode names the file from kpt's path annotation); a result about an object read from stdin names
-    the file kustomize's path or origin annotation gives (the legacy plugin's input), else no file."""
+    the file kustomize's path or origin annotation gives (the legacy plugin's input), else no file. Objects that
+    share a ``generateName`` (no name) share their results' reference: their file, when one, and no line."""
     if not results:
         return results
     where: dict[ResourceRef, Origin | FileRef | None] = {}
     for item in rl.items:
         origin = origin_of(rl, item)
         if origin is not None:
-            where.setdefault(ResourceRef.of(item), origin if origin.is_file
-                             else FileRef.of(item) or _kustomize_origin(item))
+            ref = ResourceRef.of(item)
+            here = origin if origin.is_file else FileRef.of(item) or _kustomize_origin(item)
+            if ref in where and not ref.name:  # objects with the same generateName: which one a result is
+                # about is not known, so no line is named; their file when they share one
+                file = _file_of(where[ref])
+                where[ref] = FileRef(file) if file is not None and file == _file_of(here) else None
+                continue
+            where.setdefault(ref, here)
     said = {r.resource_ref for r in results}
     lines = lines_of(rl, [o for ref, o in where.items() if ref in said and isinstance(o, Origin)])
     files = {ref: FileRef(o.file, o.index, lines[o]) if isinstance(o, Origin) else o

@@ -37,9 +37,6 @@ def test_krm_mode_output_is_deterministic() -> None:
     (b"   \n", "empty input"),
     (b"kind: ResourceList\nitems: [\n", "malformed YAML"),
     (b"kind: ResourceList\nitems: 5\n", "items must be a list"),
-    (b"kind: ResourceList\nitems:\n- just a string\n", "must be a mapping"),
-    (b"kind: ResourceList\nitems:\n- {kind: X, metadata: {name: a}}\n", "missing or empty apiVersion"),
-    (b"kind: ResourceList\nitems:\n- {apiVersion: v1, kind: X, metadata: {}}\n", "metadata.name"),
     (b"kind: ResourceList\nitems:\n- {apiVersion: v1, kind: X, metadata: {name: a, name: b}}\n", "duplicate mapping key"),
     (b"kind: ResourceList\nitems:\n- !!python/object/apply:os.system [echo pwned]\n", "unsupported YAML tag"),
     (b"kind: ResourceList\n---\nkind: ResourceList\n", "expected one ResourceList document"),
@@ -51,6 +48,23 @@ def test_bad_input_is_one_line_exit_1_no_stdout(stdin: bytes, message: str) -> N
     assert_clean_failure(proc, message)
     assert proc.stdout == b""
     assert len(proc.stderr.decode().strip().splitlines()) == 1
+
+
+@pytest.mark.reliability
+@pytest.mark.parametrize(("item", "message"), [
+    (b"just a string", "items[1] must be a mapping"),
+    (b"{kind: X, metadata: {name: a}}", "items[1]: X 'a': missing or empty apiVersion"),
+    (b"{apiVersion: v1, kind: X, metadata: {}}", "items[1]: missing or empty metadata.name"),
+])
+def test_an_unusable_item_is_one_result_and_the_list_is_still_written(item: bytes, message: str) -> None:
+    good = b"- {apiVersion: v1, kind: ConfigMap, metadata: {name: a}}\n"
+    proc = run_fn([], b"kind: ResourceList\nitems:\n" + good + b"- " + item + b"\n" + good.replace(b"a}", b"b}"))
+    assert_clean_failure(proc, message)
+    assert len(proc.stderr.decode().strip().splitlines()) == 1
+    out = yaml.safe_load(proc.stdout)  # the full ResourceList: every item back in its place, and the result
+    assert [i if not isinstance(i, dict) else i["metadata"].get("name") for i in out["items"]] == \
+        ["a", yaml.safe_load(item) if b"string" in item else yaml.safe_load(item)["metadata"].get("name"), "b"]
+    assert [(r["severity"], r["message"].startswith(message)) for r in out["results"]] == [("error", True)]
 
 
 @pytest.mark.reliability

@@ -285,3 +285,22 @@ def test_shared_revisions_of_vms_with_and_without_a_namespace(plugin_home: Path,
     namespaces = {d["metadata"]["name"]: d["metadata"].get("namespace") for d in docs if d["kind"] == "VirtualMachine"}
     assert namespaces == {"db": None, "web": "default"}
     assert len([d for d in docs if d["kind"] == "ControllerRevision"]) == 3
+
+
+# --- examples/cluster-objects: local-config copies of cluster objects (issue 25 item 5) ------------------------
+
+def test_local_config_copies_of_cluster_objects_are_read_by_the_plugin_and_never_emitted(
+        plugin_home: Path, tmp_path: Path) -> None:
+    example = REPO / "examples" / "cluster-objects"
+    shutil.copy(example / "vms.yaml", tmp_path)
+    shutil.copytree(example / "cluster", tmp_path / "cluster")
+    (tmp_path / "prerender.yaml").write_text("apiVersion: kubevirt-krm.dev/v1alpha1\nkind: VirtualMachineRenderer\n"
+                                             "metadata:\n  name: prerender\nspec:\n  mode: revisions\n")
+    (tmp_path / "kustomization.yaml").write_text("resources:\n- vms.yaml\n- cluster/datasources.yaml\n"
+                                                 "- cluster/pvcs.yaml\ntransformers:\n- prerender.yaml\n")
+    proc = kustomize(tmp_path, plugin_home)
+    assert proc.returncode == 0, proc.stderr
+    out = list(yaml.safe_load_all(proc.stdout))
+    assert sorted(o["kind"] for o in out) == ["ControllerRevision"] * 4 + ["VirtualMachine"] * 2
+    vms = {o["metadata"]["name"]: o["spec"] for o in out if o["kind"] == "VirtualMachine"}
+    assert (vms["rhel"]["instancetype"]["name"], vms["win"]["preference"]["name"]) == ("u1.medium", "windows.2k22")

@@ -25,7 +25,7 @@ from krm_fn.io.inputs import Joined, Skipped, Source, keep_whole_lines, read_doc
 from krm_fn.io.split import write_parts
 from krm_fn.io.verify import ReadBacks, check_emitted, has_directives, hazard
 from krm_fn.kube.api import ANN_ID, INSTANCETYPE_GROUP, RESOURCE_LIST_API_VERSION, RESOURCE_LIST_KIND, TYPE_KINDS
-from krm_fn.kube.identity import group_of, object_id
+from krm_fn.kube.identity import group_of, name_of, object_id
 from krm_fn.kube.meta import annotations_of
 from krm_fn.kube.paths import Obj
 
@@ -62,6 +62,17 @@ class Origin:
         return text.count("\n", self.part, self.start) + 1
 
 
+class Unusable(NamedTuple):
+    """An input item that cannot be processed (not a mapping, no kind, no name nor generateName, ...): set aside
+    at parsing, with its place in the input list and why (``where: problem``; a stream item's ``FILE line N``),
+    reported as an error result on it while the others are processed (:func:`set_aside`)."""
+
+    position: int
+    item: Any
+    message: str
+    origin: Origin | None = None  # a stream item's input
+
+
 @dataclass(slots=True)
 class ResourceList:
     """The kpt SDK's ResourceList: items, functionConfig, results. How the list was read (its text, each item's
@@ -76,6 +87,36 @@ class ResourceList:
 def origin_of(rl: ResourceList, item: Obj) -> Origin | None:
     """Where a stream item came from (:func:`parse_sources`); None for an item that was not read."""
     return rl._read.origins.get(id(item))
+
+
+def set_aside(rl: ResourceList) -> list[Unusable]:
+    """The input items that could not be processed, in input order (not among ``rl.items``)."""
+    return rl._read.unusable
+
+
+def put_aside(rl: ResourceList, problems: dict[int, str]) -> None:
+    """Set aside the items of ``rl.items`` at the indexes ``problems`` names, each with its message (a problem
+    found after parsing; "" when a result says it already)."""
+    if not problems:
+        return
+    read = rl._read
+    taken = {u.position for u in read.unusable}
+    places = [p for p in range(len(rl.items) + len(taken)) if p not in taken]  # each item's place in the input
+    for i in problems:
+        item = rl.items[i]
+        origin = read.origins.get(id(item))
+        read.unusable.append(Unusable(places[i], item, problems[i], origin))
+    read.unusable.sort(key=lambda u: u.position)
+    rl.items = [item for i, item in enumerate(rl.items) if i not in problems]
+
+
+def with_set_aside(rl: ResourceList, items: Sequence[OutItem]) -> list[OutItem]:
+    """``items`` (the processed items in input order, then generated ones) with the items set aside put back
+    where they were in the input, unchanged: KRM mode hands every item back (kpt would delete a missing one)."""
+    out = list(items)
+    for unusable in rl._read.unusable:
+        out.insert(min(unusable.position, len(out)), unusable.item)
+    return out
 
 
 def line_of(rl: ResourceList, origin: Origin) -> int:
@@ -101,7 +142,8 @@ class _Read:
     """How a list was read: its text and each item's span in it (source text written back as it stands), the
     items as read (their ids key the spans), each stream item's origin, and the ResourceList's other keys."""
 
-    __slots__ = ("text", "api_version", "extra", "source", "originals", "origins", "_by_identity", "_directives")
+    __slots__ = ("text", "api_version", "extra", "source", "originals", "origins", "unusable", "_by_identity",
+                 "_directives")
 
     def __init__(self, text: str, api_version: str = RESOURCE_LIST_API_VERSION, extra: Obj | None = None) -> None:
         self.text = text
@@ -110,6 +152,7 @@ class _Read:
         self.source: dict[int, tuple[int, int, int]] = {}  # id(item) -> (start, end, column) of its node in text
         self.originals: list[Any] = []  # the objects `source` refers to, kept alive so their ids stay unique
         self.origins: dict[int, Origin] = {}  # id(item) -> where it came from (the stream modes' inputs)
+        self.unusable: list[Unusable] = []  # items set aside at parsing, in input order
         self._by_identity: dict[tuple[str, ...], Any] | None = None
         self._directives: bool | None = None
 
@@ -224,7 +267,9 @@ def _identities(obj: Any) -> list[tuple[str, ...]]:
         return []
     ann = annotations_of(obj)
     kpt_id = ann.get(ANN_ID) or ann.get("config.k8s.io/id")
-    return [("id", str(kpt_id)), object_id(obj)] if kpt_id else [object_id(obj)]
+    # a nameless object (generateName) is no one object: several may share its id, so it is not matched by it
+    own: list[tuple[str, ...]] = [object_id(obj)] if name_of(obj) else []
+    return [("id", str(kpt_id)), *own] if kpt_id else own
 
 
 def _as_document_text(text: str, start: int, end: int, column: int) -> str | None:
@@ -294,8 +339,11 @@ def _resource_list_from(root: Any, text: str, doc: Document | None) -> ResourceL
         items = []
     if not isinstance(items, list):
         raise InputError(f"ResourceList.items must be a list, got {type(items).__name__}")
-    for i, item in enumerate(items):
-        _check_item(item, f"items[{i}]", named=not _admitted_later(item))
+    unusable = [Unusable(i, item, problem) for i, item in enumerate(items)
+                if (problem := _item_problem(item, f"items[{i}]", named=not _admitted_later(item))) is not None]
+    if unusable:
+        aside = {u.position for u in unusable}
+        items = [item for i, item in enumerate(items) if i not in aside]
     fn_config = root.get("functionConfig")
     if fn_config is not None and not isinstance(fn_config, dict):
         raise InputError("ResourceList.functionConfig must be a mapping")
@@ -304,12 +352,13 @@ def _resource_list_from(root: Any, text: str, doc: Document | None) -> ResourceL
         raise InputError("ResourceList.results must be a list")
     extra = {k: v for k, v in root.items() if k not in ("apiVersion", "kind", "items", "functionConfig", "results")}
     read = _Read(text if doc is not None else "", str(root.get("apiVersion") or RESOURCE_LIST_API_VERSION), extra)
+    read.unusable = unusable
     if doc is not None:
-        for item in items:
+        for item in [*items, *(u.item for u in unusable)]:
             span = doc.spans.get(id(item))
             if span is not None:
                 read.source[id(item)] = span
-        read.originals = list(items)
+        read.originals = [*items, *(u.item for u in unusable)]
     return ResourceList(items, fn_config, results, read)
 
 
@@ -320,40 +369,38 @@ def _admitted_later(item: Any) -> bool:
         and group_of(item.get("apiVersion")) == INSTANCETYPE_GROUP
 
 
-def _check_item(item: Any, where: str, place: Callable[[], str] | None = None,  # noqa: C901
-                named: bool = True) -> None:
-    """An item must be a Kubernetes object (a flat list of checks); ``place()`` (``FILE line N``, worked out
-    only for a message) starts the message when given. ``named``: it must have a ``metadata.name``."""
+def _item_problem(item: Any, where: str, place: Callable[[], str] | None = None,
+                  named: bool = True) -> str | None:
+    """Why an item cannot be processed as a Kubernetes object (a flat list of checks), or None; ``place()``
+    (``FILE line N``, worked out only for a message) starts the message when given. ``named``: it must have a
+    ``metadata.name`` or a ``metadata.generateName`` (the API server makes the name from it on create)."""
     def at(what: str) -> str:
         return ": ".join(p for p in (place() if place else "", what) if p)
 
     if not isinstance(item, dict):
-        raise InputError(f"{at(where) or 'the document'} must be a mapping (a Kubernetes object), "
-                         f"got {type(item).__name__}")
+        return f"{at(where) or 'the document'} must be a mapping (a Kubernetes object), got {type(item).__name__}"
     missing = [k for k in ("apiVersion", "kind") if not isinstance(item.get(k), str) or not item.get(k)]
     md = item.get("metadata")
-    if named and (not isinstance(md, dict) or not isinstance(md.get("name"), str) or not md.get("name")):
-        missing.append("metadata.name")
+    if named and not any(isinstance(md, dict) and isinstance(md.get(k), str) and md.get(k)
+                         for k in ("name", "generateName")):
+        missing.append("metadata.name (or metadata.generateName)")
     if missing:
         name = md.get("name") if isinstance(md, dict) else None
-        what = f"{item.get('kind') or 'object'} {name!r}" if name else where
-        raise InputError(f"{at(what)}: missing or empty {', '.join(missing)}")
+        what = ": ".join(p for p in (where, f"{item.get('kind') or 'object'} {name!r}") if p) if name else where
+        return f"{at(what)}: missing or empty {', '.join(missing)}"
     if isinstance(md, dict) and md.get("annotations") is not None and not isinstance(md["annotations"], dict):
-        raise InputError(f"{at(where)}: metadata.annotations must be a mapping")
+        return f"{at(where)}: metadata.annotations must be a mapping"
+    return None
 
 
-def _unwrapped(value: Any, place: Callable[[], str] | None = None) -> list[Any] | None:
-    """The items of a ``List`` or ResourceList document (each checked), or None for any other document."""
+def _unwrapped(value: Any, place: Callable[[], str]) -> list[Any] | str | None:
+    """The items of a ``List`` or ResourceList document, why they cannot be read (its ``items`` is not a list),
+    or None for any other document."""
     if not (is_resource_list(value) or (isinstance(value, dict) and value.get("kind") == "List"
                                         and value.get("apiVersion") == "v1")):
         return None
     inner = value.get("items") or []
-    if not isinstance(inner, list):
-        raise InputError(": ".join(p for p in (place() if place else "", f"{value.get('kind')}.items must be a list")
-                                   if p))
-    for i, item in enumerate(inner):
-        _check_item(item, f"{value.get('kind')}.items[{i}]", place)
-    return inner
+    return inner if isinstance(inner, list) else f"{place()}: {value.get('kind')}.items must be a list"
 
 
 def parse_sources(sources: Sequence[Source], skip: Skipped, fast: bool = True) -> ResourceList:
@@ -386,12 +433,22 @@ def parse_sources(sources: Sequence[Source], skip: Skipped, fast: bool = True) -
                 return f"{origin.file} line {origin.line(joined)}"
 
             inner = _unwrapped(value, place)
-            if inner is not None:
-                for item in inner:
-                    read.origins[id(item)] = origin
-                rl.items.extend(inner)
+            if isinstance(inner, str):
+                read.unusable.append(Unusable(len(rl.items) + len(read.unusable), value, inner, origin))
                 continue
-            _check_item(value, "", place)
+            if inner is not None:
+                for i, item in enumerate(inner):
+                    problem = _item_problem(item, f"{value.get('kind')}.items[{i}]", place)
+                    if problem is not None:
+                        read.unusable.append(Unusable(len(rl.items) + len(read.unusable), item, problem, origin))
+                        continue
+                    read.origins[id(item)] = origin
+                    rl.items.append(item)
+                continue
+            problem = _item_problem(value, "", place)
+            if problem is not None:
+                read.unusable.append(Unusable(len(rl.items) + len(read.unusable), value, problem, origin))
+                continue
             rl.items.append(value)
             read.origins[id(value)] = origin
             if d.end > d.start:

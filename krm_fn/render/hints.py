@@ -14,21 +14,35 @@ KubeVirt's own error is never reworded: it follows the root causes as the result
 line on stderr (the cause, with its hint) while the results keep KubeVirt's verdict. With no root cause to
 name (no failing lookup, or KubeVirt's error is the lookup failure and nothing is close to it), KubeVirt's
 error is the one result.
+
+``inferFromVolume`` reads volumes that usually live only in the cluster (a DataSource in a golden-image
+namespace, an uploaded PVC): when one is not found, that lookup is the root cause, and
+:func:`cluster_object_results` gives it with how to hand the renderer a copy it reads but does not emit (a
+``config.kubernetes.io/local-config: "true"`` item, README "Objects that live in the cluster"); KubeVirt's
+refusal follows it, unchanged (conformance compares its words).
 """
 
 from __future__ import annotations
 
+import re
 from difflib import SequenceMatcher
 from typing import Final
 
 from krm_fn.index import ANY_NAMESPACE, Index, namespace_of
 from krm_fn.kube.api import CLUSTER_SCOPED_KINDS, FAMILIES, FAMILY_KINDS, Family
-from krm_fn.kube.paths import Obj, get2
+from krm_fn.kube.paths import Obj, copy_json, get2
 from krm_fn.kubevirt.find import FindError, Matches, not_found, object_kind, resource_of
+from krm_fn.kubevirt.infer import InferError, infer_matcher
 from krm_fn.kubevirt.rejection import Rejection
 from krm_fn.results import FOLLOWS_FROM, Result
 
 MAX_SUGGESTIONS: Final = 3
+# what inferFromVolume reads (krm_fn.kubevirt.infer), in KubeVirt's not-found words
+_VOLUME_NOT_FOUND: Final = re.compile(r'(datasources\.cdi\.kubevirt\.io|persistentvolumeclaims|'
+                                      r'volumesnapshots\.snapshot\.storage\.k8s\.io) "[^"]*" not found')
+CLUSTER_OBJECT_HINT: Final = (
+    "if it lives in the cluster, give the renderer a copy it reads but does not emit: the object "
+    "(kubectl get -o yaml) annotated config.kubernetes.io/local-config: \"true\" among the inputs")
 CUTOFF: Final = 0.6  # difflib.get_close_matches' default
 
 
@@ -40,11 +54,13 @@ HintCache = dict[HintKey, "str | None"]
 def rejection_results(vm: Obj, rejection: Rejection, index: Index, report_on: Obj, found: Matches,
                       hints: HintCache) -> list[Result]:
     """The results of a VM refused by KubeVirt, root causes first: the references that do not resolve
-    (:func:`reference_results`), then KubeVirt's own error, unchanged, tagged as following from them; unless
+    (:func:`reference_results`) or the volume object inferFromVolume does not find
+    (:func:`cluster_object_results`), then KubeVirt's own error, unchanged, tagged as following from them; unless
     that error is itself a lookup failure with nothing to add, a root cause of its own, which then leads.
     ``vm`` is the VM as the webhook left it (inferred matchers), ``found`` its matches (``VmStages.found``);
     results are about ``report_on`` (the input item); ``hints`` is the render's."""
-    causes = reference_results(vm, rejection, index, report_on, found, hints)
+    causes = reference_results(vm, rejection, index, report_on, found, hints) + \
+        cluster_object_results(vm, rejection, index, report_on)  # inferFromVolume: the volume's object not found
     tags: tuple[tuple[str, str], ...] = (("stage", rejection.stage),)
     own = rejection.stage in ("admit", "expand") and any(
         isinstance(err, FindError) and err.message == rejection.error for err in found.values()) and not any(
@@ -152,3 +168,22 @@ def _kind_hint(family: Family, kind: str) -> str:
 
 def _quoted(names: list[str]) -> str:
     return ", ".join(f'"{n}"' for n in names)
+
+
+def cluster_object_results(vm: Obj, rejection: Rejection, index: Index, report_on: Obj) -> list[Result]:
+    """When inferFromVolume did not find its volume's object: that lookup, the root cause, in KubeVirt's words,
+    then how to hand the renderer the cluster's copy (:data:`CLUSTER_OBJECT_HINT`), as the hint of a lookup is
+    given (:func:`reference_results`); on the matcher whose ``inferFromVolume`` failed (KubeVirt's refusal names
+    no field: each family is inferred again, on a copy of ``vm``, until one fails with its words)."""
+    if rejection.stage != "mutate" or not _VOLUME_NOT_FOUND.fullmatch(rejection.error):
+        return []
+    field = None
+    for family in FAMILIES:
+        try:
+            infer_matcher(copy_json(vm), family, index)
+        except InferError as err:
+            if err.message == rejection.error:
+                field = f"spec.{family}.inferFromVolume"
+                break
+    return [Result.for_object(f"{rejection.error}: {CLUSTER_OBJECT_HINT}", report_on, field_path=field,
+                              tags=(("stage", "find"),))]

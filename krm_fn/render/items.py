@@ -149,7 +149,8 @@ class ItemRenderer:
             stages: VmStages = vm_stages(checked, self.index, self.spec.cluster, self.caches, found,
                                          self.release)
             if stages.rejection is not None:
-                # what KubeVirt would not find first, with what was probably meant, then KubeVirt's verdict
+                # what KubeVirt would not find first, with what was probably meant (or how to hand it a cluster
+                # object), then KubeVirt's verdict
                 # (krm_fn.render.hints)
                 done.results += rejection_results(stages.inferred or checked, stages.rejection, self.index, vm,
                                                   stages.found, self.hints)

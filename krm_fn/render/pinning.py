@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from typing import Any, Final
 
 from krm_fn.index import Index, iter_objects, namespace_of
+from krm_fn.kube.identity import name_of
 from krm_fn.kube import kpt_annotations
 from krm_fn.kube.api import FAMILIES, KIND_CONTROLLER_REVISION, LABEL_OBJECT_NAME, LABEL_OBJECT_VERSION, Family
 from krm_fn.kube.meta import LABEL_VALUE_MAX
@@ -23,6 +24,11 @@ from krm_fn.render.spec import RevisionsSpec
 from krm_fn.results import Result
 
 SHARED_REVISIONS_FILE: Final = "controllerrevisions.yaml"
+# a VM with only generateName in per-vm scope: a warning, as the VM is valid and KubeVirt pins it on create
+NAMELESS: Final = (
+    "not pinned: this VirtualMachine has no metadata.name (only generateName) and per-vm revisions are named "
+    "after their VM, a name the API server makes only on create; it is left as it is, and KubeVirt pins it in "
+    "the cluster when it is created (revisions.scope: shared names revisions after their content only, and pins it)")
 
 
 def unpinned(vm: Obj) -> Obj:
@@ -60,6 +66,10 @@ class Pinning:
         """``vm`` with every matcher pinned (the revisions it needs queued on ``done``), or ``vm`` itself with an
         error result on ``done``. ``stages``: ``vm`` through the pipeline (``repin`` unpinned it first, so a
         ``revisionName`` left on ``stages.inferred`` is a pin to keep)."""
+        if self.revisions.scope != "shared" and not name_of(vm):
+            done.results.append(Result.for_object(NAMELESS, vm, "warning", field_path="metadata.name",
+                                                  tags=(("stage", "input"),)))
+            return vm
         inferred = stages.inferred if stages.inferred is not None else vm
         spec = inferred.get("spec") or {}
         new_matchers: dict[str, Obj] = {}

@@ -55,7 +55,7 @@ def text(report: Report) -> str:
 
 def _named(ref: ResourceRef, file: str | None) -> str:
     where = f" ({file})" if file else ""
-    return f"{ref.kind} {ref.namespace + '/' if ref.namespace else ''}{ref.name}{where}"
+    return f"{ref.shown()}{where}"
 
 
 def _vm_lines(vm: VmChange, report: Report) -> Iterator[str]:

@@ -60,13 +60,47 @@ def test_malformed_yaml_in_a_later_file_is_reported_with_that_files_own_line() -
     assert "line 8" in alone.value.message  # its own line, not one counted across the files joined
 
 
+def item_errors(files: dict[str, str], **kw: Any) -> list[tuple[str, str | None]]:
+    """A run with unusable items: nothing printed, exit 1, each error (message, file)."""
+    out = run(files, **kw)
+    assert (out.data, out.exit_code) == (b"", 1)
+    return [(r.message, r.file.path if r.file else None) for r in out.results if r.severity == "error"]
+
+
 def test_a_document_that_is_not_an_object_names_its_file_and_line() -> None:
     second = cm("ok") + "---\n# a comment\nkind: ConfigMap\nmetadata:\n  name: x\n"
-    assert error({"a.yaml": cm("a"), "b.yaml": second}) == \
-        "b.yaml line 9: ConfigMap 'x': missing or empty apiVersion"
-    assert error({"a.yaml": "- 1\n"}) == "a.yaml line 1 must be a mapping (a Kubernetes object), got list"
-    assert error({"a.yaml": cm("a") + "---\nfoo: bar\n"}) == \
-        "a.yaml line 8: missing or empty apiVersion, kind, metadata.name"
+    assert item_errors({"a.yaml": cm("a"), "b.yaml": second}) == \
+        [("b.yaml line 9: ConfigMap 'x': missing or empty apiVersion", "b.yaml")]
+    assert item_errors({"a.yaml": "- 1\n"}) == \
+        [("a.yaml line 1 must be a mapping (a Kubernetes object), got list", "a.yaml")]
+    assert item_errors({"a.yaml": cm("a") + "---\nfoo: bar\n"}) == \
+        [("a.yaml line 8: missing or empty apiVersion, kind, metadata.name (or metadata.generateName)", "a.yaml")]
+
+
+def test_every_unusable_item_is_one_error_and_the_rest_is_rendered() -> None:
+    files = {"a.yaml": "- 1\n", "vms.yaml": vm("good") + "---\n" + vm("bad", "u1.nosuch"),
+             "c.yaml": "apiVersion: v1\nkind: List\nitems:\n- {kind: Secret, metadata: {name: s}}\n"}
+    errors = item_errors(files, mode="expand")
+    assert errors[:2] == [("a.yaml line 1 must be a mapping (a Kubernetes object), got list", "a.yaml"),
+                          ("c.yaml line 1: List.items[0]: Secret 's': missing or empty apiVersion", "c.yaml")]
+    # the VMs were rendered: the bad reference among them is reported on its own VM, with its file
+    assert [f for _, f in errors[2:]] == ["vms.yaml", "vms.yaml"]  # the root cause with its hint, KubeVirt's error
+    assert errors[2][0].startswith('virtualmachineclusterinstancetypes.instancetype.kubevirt.io "u1.nosuch" not '
+                                   'found: did you mean')
+    assert errors[3][0].endswith('virtualmachineclusterinstancetypes.instancetype.kubevirt.io "u1.nosuch" not found')
+
+
+def test_a_vm_with_only_generate_name_is_rendered() -> None:
+    nameless = vm("x", "u1.medium").replace("  name: x\n", "  generateName: fedora-\n")
+    expanded = documents(run({"a.yaml": nameless + "---\n" + nameless, "b.yaml": vm("named")}, mode="expand"))
+    assert [d["metadata"].get("generateName") for d in expanded] == ["fedora-", "fedora-", None]
+    assert [d["spec"]["template"]["spec"]["domain"]["memory"]["guest"] for d in expanded[:2]] == ["4Gi", "4Gi"]
+    assert "instancetype" not in expanded[0]["spec"]
+    out = run({"a.yaml": nameless}, mode="revisions")
+    assert out.exit_code == 0 and documents(out) == [load_documents(nameless)[0].value]  # left unpinned, with a warning
+    assert [(r.severity, r.file.path if r.file else None) for r in out.results] == [("warning", "a.yaml")]
+    assert out.results[0].message.startswith("not pinned: this VirtualMachine has no metadata.name")
+    assert out.results[0].summary().startswith("warning: VirtualMachine apps/fedora-* (a.yaml line 1) metadata.name: ")
 
 
 def test_invalid_utf8_and_a_bad_config_name_their_file() -> None:
@@ -164,13 +198,13 @@ def test_kpt_file_annotations_are_removed_and_everything_else_is_kept_as_written
 # --- duplicates ---------------------------------------------------------------------------------
 
 def test_an_object_given_twice_is_one_error_naming_both_files() -> None:
-    message = error({"vms/a.yaml": cm("x") + "---\n" + cm("a"), "out.yaml": "# rendered\n" + cm("a")})
+    ((message, file),) = item_errors({"vms/a.yaml": cm("x") + "---\n" + cm("a"), "out.yaml": "# rendered\n" + cm("a")})
     assert message.startswith("out.yaml line 2: ConfigMap default/a is already in vms/a.yaml line 8: ")
-    assert "\n" not in message
+    assert "\n" not in message and file == "out.yaml"
 
 
 def test_no_namespace_is_the_default_namespace_and_other_groups_are_other_objects() -> None:
-    assert "is already in a.yaml line 1" in error({"a.yaml": cm("a"), "b.yaml": cm("a", namespace="default")})
+    assert "is already in a.yaml line 1" in item_errors({"a.yaml": cm("a"), "b.yaml": cm("a", namespace="default")})[0][0]
     other = cm("a").replace("apiVersion: v1", "apiVersion: example.com/v1")
     out = run({"a.yaml": cm("a"), "b.yaml": other, "c.yaml": cm("a", namespace="team")})
     assert len(documents(out)) == 3
@@ -178,9 +212,9 @@ def test_no_namespace_is_the_default_namespace_and_other_groups_are_other_object
 
 def test_the_same_directory_given_twice_is_refused() -> None:
     sources = [Source("vms/a.yaml", cm("a").encode(), in_directory=True)] * 2
-    with pytest.raises(InputError) as exc:
-        process_stream(Source("config file cfg.yaml", RENDERER.format(mode="validate").encode()), sources)
-    assert exc.value.message.startswith("vms/a.yaml line 1: ConfigMap default/a is already in vms/a.yaml line 1")
+    out = process_stream(Source("config file cfg.yaml", RENDERER.format(mode="validate").encode()), sources)
+    assert (out.data, out.exit_code, len(out.results)) == (b"", 1, 1)
+    assert out.results[0].message.startswith("vms/a.yaml line 1: ConfigMap default/a is already in vms/a.yaml line 1")
 
 
 # --- build files in a directory -----------------------------------------------------------------
@@ -198,8 +232,9 @@ def test_kustomize_and_kpt_files_in_a_directory_are_skipped() -> None:
 
 
 def test_given_as_files_they_are_objects_like_any_other() -> None:
-    assert error({"kustomization.yaml": KUSTOMIZATION}) == \
-        "kustomization.yaml line 1: missing or empty apiVersion, kind, metadata.name"
+    assert item_errors({"kustomization.yaml": KUSTOMIZATION}) == [(
+        "kustomization.yaml line 1: missing or empty apiVersion, kind, metadata.name (or metadata.generateName)",
+        "kustomization.yaml")]
     assert [d["kind"] for d in documents(run({"pkg.yaml": KPTFILE_OBJECT}))] == ["Kptfile"]
 
 
@@ -245,6 +280,7 @@ def test_a_results_file_index_counts_objects_not_empty_documents(fast: bool) -> 
 
 def test_items_of_a_list_name_the_lists_file_and_line() -> None:
     listed = "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: ConfigMap\n  metadata: {}\n"
-    assert error({"a.yaml": cm("a"), "b.yaml": cm("b") + "---\n" + listed}) == \
-        "b.yaml line 8: List.items[0]: missing or empty metadata.name"
-    assert error({"b.yaml": "apiVersion: v1\nkind: List\nitems: 3\n"}) == "b.yaml line 1: List.items must be a list"
+    assert item_errors({"a.yaml": cm("a"), "b.yaml": cm("b") + "---\n" + listed}) == \
+        [("b.yaml line 8: List.items[0]: missing or empty metadata.name (or metadata.generateName)", "b.yaml")]
+    assert item_errors({"b.yaml": "apiVersion: v1\nkind: List\nitems: 3\n", "c.yaml": cm("c")}) == \
+        [("b.yaml line 1: List.items must be a list", "b.yaml")]

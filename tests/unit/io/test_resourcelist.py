@@ -6,7 +6,7 @@ import pytest
 import yaml
 
 from krm_fn.errors import InputError
-from krm_fn.io.resourcelist import dump_resource_list, dump_stream, parse_resource_list
+from krm_fn.io.resourcelist import dump_resource_list, dump_stream, parse_resource_list, set_aside, with_set_aside
 from tests.io_support import parse_stream
 
 # What kpt sends: kyaml formatting plus user styles it keeps (quotes, flow maps, blocks, comments).
@@ -102,9 +102,6 @@ def test_json_input_is_accepted_and_answered_in_yaml() -> None:
     ("a: 1\n---\nb: 2\n", "expected one ResourceList document"),
     ("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n", "expected kind ResourceList"),
     ("kind: ResourceList\nitems: {}\n", "items must be a list"),
-    ("kind: ResourceList\nitems:\n- 1\n", "must be a mapping"),
-    ("kind: ResourceList\nitems:\n- {kind: ConfigMap, metadata: {name: a}}\n", "missing or empty apiVersion"),
-    ("kind: ResourceList\nitems:\n- {apiVersion: v1, kind: ConfigMap}\n", "metadata.name"),
     ("kind: ResourceList\nfunctionConfig: 3\n", "functionConfig must be a mapping"),
     ("{", "malformed JSON"),
 ])
@@ -112,6 +109,30 @@ def test_bad_resource_lists(text: str, message: str) -> None:
     with pytest.raises(InputError) as err:
         parse_resource_list(text)
     assert message in err.value.message
+
+
+@pytest.mark.parametrize(("item", "message"), [
+    ("1", "items[1] must be a mapping"),
+    ("{kind: ConfigMap, metadata: {name: a}}", "items[1]: ConfigMap 'a': missing or empty apiVersion"),
+    ("{apiVersion: v1, kind: ConfigMap}", "items[1]: missing or empty metadata.name"),
+    ("{apiVersion: v1, kind: ConfigMap, metadata: {name: a, annotations: [x]}}",
+     "items[1]: metadata.annotations must be a mapping"),
+])
+def test_an_unusable_item_is_set_aside_and_written_back_in_its_place(item: str, message: str) -> None:
+    text = (f"kind: ResourceList\nitems:\n- {{apiVersion: v1, kind: ConfigMap, metadata: {{name: x}}}}\n- {item}\n"
+            f"- {{apiVersion: v1, kind: Secret, metadata: {{name: s}}}}\n")
+    rl = parse_resource_list(text)
+    assert [i["kind"] for i in rl.items] == ["ConfigMap", "Secret"]  # the others are processed
+    (aside,) = set_aside(rl)
+    assert aside.position == 1 and aside.message.startswith(message)
+    out = dump_resource_list(rl, with_set_aside(rl, rl.items), [])
+    assert out == text.replace("kind: ResourceList", "apiVersion: config.kubernetes.io/v1\nkind: ResourceList")
+
+
+def test_a_generate_name_is_a_name_enough_to_be_read() -> None:
+    rl = parse_resource_list("kind: ResourceList\nitems:\n- {apiVersion: v1, kind: ConfigMap, "
+                             "metadata: {generateName: x-}}\n")
+    assert len(rl.items) == 1 and not set_aside(rl)
 
 
 def test_stream_round_trip_and_list_unwrapping() -> None:
