@@ -33,6 +33,7 @@ from krm_fn.kubevirt.conflict import Conflict
 from krm_fn.kubevirt.rejection import STAGE_PREFIX
 from krm_fn.kubevirt.revision import revision_data
 from krm_fn.kubevirt.schema.roundtrip import encode_object
+from krm_fn.kubevirt_versions import RELEASES, KubevirtVersion
 from tests.render_support import render
 from krm_fn.render.spec import RendererSpec
 from krm_fn.results import Result
@@ -52,6 +53,11 @@ def shared_dir() -> Path:
 
 def conformance_dir() -> Path:
     return shared_dir() / "conformance"
+
+
+def release_dir(tag: str) -> Path:
+    """What the KubeVirt release ``tag`` answers for the same inputs (``shared/conformance-releases/<tag>``)."""
+    return shared_dir() / "conformance-releases" / tag
 
 
 @dataclass(frozen=True)
@@ -78,18 +84,18 @@ def case_dirs() -> list[Path]:
 
 
 @functools.cache
-def _parsed_case(path: Path) -> tuple[list[Any], list[dict[str, Any]]]:
-    with open(path / "input.yaml", encoding="utf-8") as f:
-        docs = [d for d in yaml.safe_load_all(f) if d is not None]
-    with open(path / "expected.yaml", encoding="utf-8") as f:
-        expected = yaml.safe_load(f) or []
-    return docs, expected
+def _parsed_yaml(path: Path) -> list[Any]:
+    with open(path, encoding="utf-8") as f:
+        return [d for d in yaml.safe_load_all(f) if d is not None]
 
 
-def load_case(path: Path) -> Case:
+def load_case(path: Path, tag: str | None = None) -> Case:
     """A case, its files parsed once per run (PyYAML's pure-Python loader was most of the corpus tests' time);
-    every call gets its own copy."""
-    docs, expected = _parsed_case(path)
+    every call gets its own copy. ``tag``: the expectations of that KubeVirt release (:func:`release_dir`) for
+    the same input, instead of main's."""
+    docs = _parsed_yaml(path / "input.yaml")
+    expected_dir = path if tag is None else release_dir(tag) / "cases" / path.name
+    expected = (_parsed_yaml(expected_dir / "expected.yaml") or [[]])[0]
     return Case(path.name, path, copy.deepcopy(docs), copy.deepcopy(expected))
 
 
@@ -104,11 +110,12 @@ class Rendered:
 
 
 @functools.cache
-def rendered(path: Path, mode: str) -> Rendered:
-    """A case rendered in ``mode`` once per run; the tests that share it only read it."""
-    case = load_case(path)
+def rendered(path: Path, mode: str, version: KubevirtVersion | None = None) -> Rendered:
+    """A case rendered in ``mode`` once per run; the tests that share it only read it. ``version``: the
+    ``kubevirtVersion`` rendered for, its case holding that release's expectations (else main's)."""
+    case = load_case(path, None if version is None else RELEASES[version].tag)
     items = case.items
-    out, results = render(items, RendererSpec(mode=mode), [])
+    out, results = render(items, RendererSpec(mode=mode, kubevirt_version=version), [])
     return Rendered(case, items, out, results)
 
 

@@ -19,6 +19,7 @@ from krm_fn.kubevirt.find import FindError, find_object
 from krm_fn.kubevirt.pipeline import vm_stages
 from tests.render_support import render
 from krm_fn.render.spec import RendererSpec
+from krm_fn.kubevirt_versions import KubevirtVersion, release
 from tests.engine_support import (
     Case,
     Rendered,
@@ -60,14 +61,16 @@ def _run_expand(run: Rendered) -> list[str]:
     return problems
 
 
-def _run_revisions(case: Case) -> list[str]:
+def _run_revisions(case: Case, version: KubevirtVersion | None = None) -> list[str]:
+    """The revisions KubeVirt's store makes for each VM (``version``: of that release)."""
     items = case.items
     index = Index(items)
+    row = release(version)
     problems: list[str] = []
     for vm, entry in zip(case.vms, case.expected):
         if not entry.get("revisions"):
             continue
-        outcome = vm_stages(vm, index, ClusterConfig())
+        outcome = vm_stages(vm, index, ClusterConfig(), release=row)
         mutated = outcome.mutated
         assert mutated is not None
         built = []
@@ -140,11 +143,11 @@ def test_expand_through_process(path: Path) -> None:
 _TYPE_KINDS = INSTANCETYPE_KINDS | PREFERENCE_KINDS
 
 
-def _run_pinned_round_trip(run: Rendered) -> list[str]:
+def _run_pinned_round_trip(run: Rendered, version: KubevirtVersion | None = None) -> list[str]:
     case = run.case
     pinned = copy.deepcopy(run.out)  # the shared revisions render stays as it was whatever expand does
     without_types = [o for o in pinned if o.get("kind") not in _TYPE_KINDS]
-    out, results = render(without_types, RendererSpec(mode="expand"), [])
+    out, results = render(without_types, RendererSpec(mode="expand", kubevirt_version=version), [])
     by_vm = results_by_vm(results)
     pairs = [(i, o) for i, o in zip(without_types, out) if o.get("kind") == "VirtualMachine"]
     problems: list[str] = []
