@@ -40,6 +40,9 @@ CLUSTER_SCOPED_KINDS = frozenset({KIND_CLUSTER_INSTANCETYPE, KIND_CLUSTER_PREFER
 Family = Literal["instancetype", "preference"]
 FAMILIES: Final[tuple[Family, ...]] = ("instancetype", "preference")
 MATCHER_TYPE: Final[dict[Family, str]] = {"instancetype": "InstancetypeMatcher", "preference": "PreferenceMatcher"}
+# the kind v1.5/v1.6's mutating webhook writes into a matcher without one
+CLUSTER_KIND: Final[dict[Family, str]] = {"instancetype": "virtualmachineclusterinstancetype",
+                                          "preference": "virtualmachineclusterpreference"}
 FAMILY_KINDS: Final[dict[Family, frozenset[str]]] = {"instancetype": INSTANCETYPE_KINDS, "preference": PREFERENCE_KINDS}
 TYPE_KINDS: Final = INSTANCETYPE_KINDS | PREFERENCE_KINDS
 
