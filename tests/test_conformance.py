@@ -83,7 +83,7 @@ def _run_revisions(case: Case, version: KubevirtVersion | None = None) -> list[s
             except FindError as err:
                 problems.append(f"{entry['vm']}: {err.message}")
                 continue
-            built.append(build_revision(mutated, obj, kind))
+            built.append(build_revision(mutated, obj, kind, row.tag))
         problems.extend(f"{entry['vm']}: {p}" for p in compare_revisions(entry["revisions"], built))
     return problems
 

@@ -1,5 +1,8 @@
 #!/usr/bin/env python3
-"""Regenerate ``krm_fn/kubevirt/schema/kubevirt.json`` from ``shared/schemas/kubevirt-swagger.json``.
+"""Regenerate ``krm_fn/kubevirt/schema/kubevirt.json`` from ``shared/schemas/kubevirt-swagger.json`` (KubeVirt
+``main``, the base), and one ``releases/<tag>.json`` per other release tag of ``krm_fn.kubevirt_versions`` from
+``shared/reference/kubevirt-releases/<tag>/swagger.json``: only the definitions that differ from the base (whole,
+or ``null`` for one the tag lacks), so the package stays small and a release costs one small file to read.
 
 The function runs without ``shared/`` at run time, so the part of KubeVirt's OpenAPI document that the
 VirtualMachine and the four instancetype/preference kinds reach is copied into the package, trimmed to
@@ -7,7 +10,9 @@ what the validator (``krm_fn.kubevirt.schema.validation``) and the Go round trip
 and annotated with the Go serialisation of every field (``tools/gotypes.py``).
 
 Usage: ``python3 tools/gen_schema.py [SWAGGER] [OUT]`` (defaults: ``../shared/schemas/kubevirt-swagger.json``
-next to the repository, ``krm_fn/kubevirt/schema/kubevirt.json``). ``--check`` exits 1 when OUT is stale.
+next to the repository, ``krm_fn/kubevirt/schema/kubevirt.json``; the releases are read from
+``releases/`` beside SWAGGER's directory's ``reference/kubevirt-releases``). ``--check`` exits 1 when an output
+is stale.
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ from gotypes import GO_FIELDS, GO_INTS  # noqa: E402
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_SWAGGER = REPO.parent / "shared" / "schemas" / "kubevirt-swagger.json"
 DEFAULT_OUT = REPO / "krm_fn" / "kubevirt" / "schema" / "kubevirt.json"
+BASE_TAG = "main"  # the tag the base document (SWAGGER) is
 
 ROOTS = (
     "v1.VirtualMachine",
@@ -114,7 +120,9 @@ def _go_code(defn: str, prop: str, schema: dict[str, Any]) -> str:
     return "p"
 
 
-def build(swagger: dict[str, Any]) -> dict[str, Any]:
+def build(swagger: dict[str, Any], strict: bool = True) -> dict[str, Any]:
+    """The trimmed document. ``strict`` (the base): every table entry must name a real property; an older
+    release's document lacks the fields it does not know, so its entries are applied where they fit."""
     defs = swagger["definitions"]
     out_defs: dict[str, Any] = {}
     names = reachable(defs)
@@ -137,6 +145,8 @@ def build(swagger: dict[str, Any]) -> dict[str, Any]:
         if name == QUANTITY_DEF:
             cd["crdPattern"] = CRD_QUANTITY_PATTERN
         out_defs[name] = cd
+    if not strict:
+        return {"roots": list(ROOTS), "definitions": out_defs}
     for defn, prop in CRD_BOUNDS:  # a renamed field must not silently lose its bounds
         if prop not in out_defs.get(defn, {}).get("properties", {}):
             raise SystemExit(f"CRD_BOUNDS: {defn} has no property {prop}")
@@ -162,22 +172,55 @@ def render(swagger_path: Path) -> str:
     return json.dumps(doc, indent=1, sort_keys=True) + "\n"
 
 
+def release_tags() -> list[str]:
+    """Every tag of the release table but the base's, oldest first."""
+    sys.path.insert(0, str(REPO))
+    from krm_fn.kubevirt_versions import RELEASES
+
+    return [row.tag for row in RELEASES.values() if row.tag != BASE_TAG]
+
+
+def render_release(swagger_path: Path, base: dict[str, Any]) -> str:
+    """One tag's differences from the base document: each definition that differs, whole; ``null`` for a
+    definition of the base the tag lacks."""
+    raw = swagger_path.read_bytes()
+    defs = build(json.loads(raw), strict=False)["definitions"]
+    base_defs = base["definitions"]
+    diff: dict[str, Any] = {name: d for name, d in defs.items() if base_defs.get(name) != d}
+    diff.update((name, None) for name in base_defs if name not in defs)
+    doc = {"source": {"file": f"{swagger_path.parent.name}/swagger.json", "sha256": hashlib.sha256(raw).hexdigest()},
+           "definitions": diff}
+    return json.dumps(doc, separators=(",", ":"), sort_keys=True) + "\n"
+
+
+def outputs(swagger: Path, out: Path) -> dict[Path, str]:
+    """Every file this tool writes, with its content."""
+    text = render(swagger)
+    found = {out: text}
+    releases = swagger.resolve().parents[1] / "reference" / "kubevirt-releases"
+    base = json.loads(text)
+    for tag in release_tags():
+        found[out.parent / "releases" / f"{tag}.json"] = render_release(releases / tag / "swagger.json", base)
+    return found
+
+
 def main(argv: list[str]) -> int:
     check = "--check" in argv
     args = [a for a in argv if a != "--check"]
     swagger = Path(args[0]) if args else DEFAULT_SWAGGER
     out = Path(args[1]) if len(args) > 1 else DEFAULT_OUT
-    text = render(swagger)
-    if check:
-        current = out.read_text() if out.exists() else ""
-        if current != text:
-            print(f"{out} is out of date; run tools/gen_schema.py", file=sys.stderr)
-            return 1
-        return 0
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(text)
-    print(f"wrote {out} ({len(text)} bytes)")
-    return 0
+    stale = 0
+    for path, text in outputs(swagger, out).items():
+        if check:
+            current = path.read_text() if path.exists() else ""
+            if current != text:
+                print(f"{path} is out of date; run tools/gen_schema.py", file=sys.stderr)
+                stale = 1
+            continue
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+        print(f"wrote {path} ({len(text)} bytes)")
+    return stale
 
 
 if __name__ == "__main__":

@@ -27,6 +27,7 @@ from krm_fn.kubevirt.defaults import NETWORKS_FIELD
 from krm_fn.kubevirt.expand import expand
 from krm_fn.kubevirt.find import FindError, Found, Matches, find_matches
 from krm_fn.kubevirt.rejection import Rejection
+from krm_fn.kubevirt.schema import DEFAULT_TAG
 from krm_fn.kubevirt.schema.roundtrip import encode_shared
 from krm_fn.kubevirt.schema.validation import schema_errors
 from krm_fn.kubevirt.vmcopy import expand_copy
@@ -53,21 +54,22 @@ class VmStages:
     the VM (:func:`krm_fn.kubevirt.schema.roundtrip.encode_shared`): no part of it may be mutated.
     """
 
-    __slots__ = ("rejection", "mutated", "inferred", "found", "_expanded", "_pending")
+    __slots__ = ("rejection", "mutated", "inferred", "found", "_expanded", "_pending", "_tag")
 
     def __init__(self, found: Matches, rejection: Rejection | None = None, mutated: Obj | None = None,
-                 inferred: Obj | None = None, *, pending: Obj | None = None) -> None:
+                 inferred: Obj | None = None, *, pending: Obj | None = None, tag: str = DEFAULT_TAG) -> None:
         self.found = found
         self.rejection = rejection
         self.mutated = mutated      # the VM as the mutating webhook left it
         self.inferred = inferred    # the VM after inferFromVolume only (what a pinned VM keeps)
         self._expanded: Obj | None = None
         self._pending = pending
+        self._tag = tag  # the release whose Go types the expanded VM is written with
 
     @property
     def expanded(self) -> Obj | None:
         if self._pending is not None:
-            self._expanded = encode_shared(self._pending, VM_DEFINITION)
+            self._expanded = encode_shared(self._pending, VM_DEFINITION, self._tag)
             self._pending = None
         return self._expanded
 
@@ -79,10 +81,11 @@ def _spec(result: Lookup) -> Obj | None:
     return result.spec if isinstance(result, Found) else None
 
 
-def check_schema(vm: Obj) -> Rejection | None:
-    """virt-api's message (every cause joined with ``", "``, as ``ToAdmissionResponse`` does); the result's field is
-    the precise place of the first cause, list indexes included (the messages have none)."""
-    errors = schema_errors(vm)
+def check_schema(vm: Obj, tag: str = DEFAULT_TAG) -> Rejection | None:
+    """virt-api's message (every cause joined with ``", "``, as ``ToAdmissionResponse`` does) against KubeVirt
+    ``tag``'s schema; the result's field is the precise place of the first cause, list indexes included (the
+    messages have none)."""
+    errors = schema_errors(vm, tag)
     if not errors:
         return None
     return Rejection("schema", ", ".join(e.message for e in errors), errors[0].field or None)
@@ -94,26 +97,28 @@ def vm_stages(vm: Obj, index: Index, cluster: ClusterConfig, caches: Caches | No
     ``found``: ``vm``'s matches when the caller looked them up already
     (:func:`krm_fn.kubevirt.find.find_matches`), else they are looked up here. ``release``: the row of the
     KubeVirt release whose answer is wanted (``krm_fn.kubevirt_versions``; default the newest): every stage
-    reads its behaviour switches from it."""
+    reads its behaviour switches from it, and its ``tag`` names the schema every object is read with (the VM
+    validated, the specs found decoded, the expanded VM written)."""
     if release is None:
         release = LATEST
-    rejection = check_schema(vm)
+    tag = release.tag
+    rejection = check_schema(vm, tag)
     if rejection:
         return VmStages(found or {}, rejection=rejection)
     if caches is None:
         caches = Caches()
     if found is None:
-        found = find_matches(vm, index, caches)
+        found = find_matches(vm, index, caches, tag=tag)
     if not found:  # no matchers
         return VmStages(found)
     inferred = mutate(vm, index, release)
     if isinstance(inferred, Rejection):
         return VmStages(found, rejection=inferred)
     if inferred is not vm:  # inferFromVolume named objects: those matchers are looked up now
-        found = find_matches(inferred, index, caches, found, vm)
+        found = find_matches(inferred, index, caches, found, vm, tag)
     if not found:
         # inference with the Ignore policy cleared the matchers: KubeVirt persists that VM as is
-        return VmStages(found, pending=inferred, mutated=inferred, inferred=inferred)
+        return VmStages(found, pending=inferred, mutated=inferred, inferred=inferred, tag=tag)
     # the webhook's changes (architecture, machine type, storage class) leave the matchers, status refs
     # and namespace alone: the lookups on ``inferred`` hold for ``mutated``
     it, pref = found.get("instancetype"), found.get("preference")
@@ -124,7 +129,7 @@ def vm_stages(vm: Obj, index: Index, cluster: ClusterConfig, caches: Caches | No
     expanded = admit_and_expand(mutated, it, pref, cluster, caches.quantities, release)
     if isinstance(expanded, Rejection):
         return VmStages(found, rejection=expanded, mutated=mutated, inferred=inferred)
-    return VmStages(found, pending=expanded, mutated=mutated, inferred=inferred)
+    return VmStages(found, pending=expanded, mutated=mutated, inferred=inferred, tag=tag)
 
 
 def admit_and_expand(vm: Obj, it: Lookup, pref: Lookup, cluster: ClusterConfig,

@@ -21,17 +21,19 @@ from krm_fn.kube.api import (
     LABEL_OBJECT_VERSION,
 )
 from krm_fn.kube.paths import Obj
+from krm_fn.kubevirt.schema import DEFAULT_TAG
 from krm_fn.kubevirt.schema.roundtrip import encode_object
 
 STRIPPED_METADATA: Final = ("labels", "annotations", "finalizers", "ownerReferences", "managedFields")
 
 
-def revision_data(obj: Obj, kind: str) -> Obj:
-    """The embedded object: typed, ``apiVersion``/``kind`` set, labels etc. removed."""
+def revision_data(obj: Obj, kind: str, tag: str = DEFAULT_TAG) -> Obj:
+    """The embedded object: typed (KubeVirt ``tag``'s Go type: fields it does not know vanish),
+    ``apiVersion``/``kind`` set, labels etc. removed."""
     metadata = {k: v for k, v in (obj.get("metadata") or {}).items() if k not in STRIPPED_METADATA}
     data: Obj = {"apiVersion": INSTANCETYPE_API_VERSION, "kind": kind, "metadata": metadata}
     data.update((k, v) for k, v in obj.items() if k not in ("apiVersion", "kind", "metadata"))
-    return encode_object(data, "v1beta1." + kind)  # the Go round trip returns new containers
+    return encode_object(data, "v1beta1." + kind, tag)  # the Go round trip returns new containers
 
 
 def revision_labels(obj_name: str, kind: str, generation: int, uid: str | None, object_version: str) -> dict[str, str]:

@@ -11,6 +11,7 @@ from krm_fn.index import iter_objects
 from krm_fn.kube.api import INSTANCETYPE_API_VERSION, INSTANCETYPE_GROUP
 from krm_fn.kube.paths import Obj
 from krm_fn.kube.status import Cause, invalid_message, no_kind_match
+from krm_fn.kubevirt.schema import DEFAULT_TAG
 from krm_fn.kubevirt.webhooks.admission import Decision, covers, decided
 from krm_fn.render.migrate.common import target_kind
 from krm_fn.results import Result
@@ -58,8 +59,10 @@ def decision_results(decision: Decision, obj: Obj) -> list[Result]:
             for c in decision.causes]
 
 
-def results(objs: Iterable[Any], cache: dict[int, Decision] | None = None, migrating: bool = False) -> list[Result]:
-    """A result per problem of every instancetype/preference among ``objs`` (``List`` wrappers looked into),
+def results(objs: Iterable[Any], cache: dict[int, Decision] | None = None, migrating: bool = False,
+            tag: str = DEFAULT_TAG) -> list[Result]:
+    """A result per problem of every instancetype/preference among ``objs`` (``List`` wrappers looked into) as a
+    cluster running KubeVirt ``tag`` decides it,
     in order: ``error`` for a refused object, ``warning`` for what kubectl would warn about. An unserved version
     (legacy flavors included) is an error naming migrate mode, unless ``migrating``: migrate mode has rewritten
     what it could, and said why it left the rest."""
@@ -69,7 +72,7 @@ def results(objs: Iterable[Any], cache: dict[int, Decision] | None = None, migra
         if legacy and migrating:
             continue
         if covers(obj):
-            out += decision_results(decided(obj, cache), obj)
+            out += decision_results(decided(obj, cache, tag), obj)
         elif legacy:  # a flavor
             out += decision_results(Decision("version", no_kind_match(str(obj["kind"]), str(obj["apiVersion"]))), obj)
     return out

@@ -110,7 +110,7 @@ class ItemRenderer:
                 kind, obj = live_object(vm, family, found.get(family), self.index)
             except FindError:
                 continue  # the engine reports it with KubeVirt's wording
-            decision = refused(obj, self.caches.admission)
+            decision = refused(obj, self.caches.admission, self.release.tag)
             if decision is not None:
                 return (f"spec.{family}", f"the {kind} {matcher['name']!r} this VM uses would be refused by the "
                                           f"cluster, so it will not exist there: {describe(decision, obj)}")
@@ -122,7 +122,7 @@ class ItemRenderer:
         if mode == "revisions" and self.spec.revisions.repin:
             checked = unpinned(vm)
         # the one lookup of each matcher: ``vm``'s named matchers are ``checked``'s (unpinned strips pins only)
-        found = find_matches(checked, self.index, self.caches)
+        found = find_matches(checked, self.index, self.caches, tag=self.release.tag)
         problem = self.refused_reference(vm, found)
         if problem is None:
             if mode != "expand" and self.pinning.report_missing_pins(checked, done.results):

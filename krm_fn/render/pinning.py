@@ -51,7 +51,9 @@ class Pinning:
         self._committed: set[tuple[str, str]] = set()
         self._files = kpt_annotations.IndexAllocator(iter_objects(items))
         self._content: dict[int, PinnedContent] = {}  # per object (id): revision data computed once
-        self.object_version = release(kubevirt_version).object_version  # of the revisions the target expects
+        row = release(kubevirt_version)
+        self.object_version = row.object_version  # of the revisions the target expects
+        self.tag = row.tag  # whose Go types write the revisions' data
 
     def pin(self, vm: Obj, stages: VmStages, done: Rendered[Obj]) -> Obj:
         """``vm`` with every matcher pinned (the revisions it needs queued on ``done``), or ``vm`` itself with an
@@ -83,7 +85,7 @@ class Pinning:
                 return vm
             content = self._content.get(id(obj))
             if content is None:
-                content = self._content[id(obj)] = PinnedContent.of(obj, kind)
+                content = self._content[id(obj)] = PinnedContent.of(obj, kind, self.tag)
             cr = build_pinned_revision(inferred, obj, kind, self.revisions.scope == "shared", content,
                                        self.object_version)
             name = cr["metadata"]["name"]
@@ -155,8 +157,8 @@ class Pinning:
             kind, obj = find_object(inferred, family, self.index)  # the live object, to compare with the pin
         except FindError:
             return
-        current = revision_data(obj, kind).get("spec")
-        if current != revision_data({"spec": pinned.spec}, pinned.kind).get("spec"):
+        current = revision_data(obj, kind, self.tag).get("spec")
+        if current != revision_data({"spec": pinned.spec}, pinned.kind, self.tag).get("spec"):
             name = get(obj, ("metadata", "name"))
             results.append(Result.for_object(
                 f"{kind} {name} has changed since it was pinned in ControllerRevision {revision_name}; set "

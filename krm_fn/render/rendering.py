@@ -15,6 +15,7 @@ from krm_fn.render.rendered import Rendered
 from krm_fn.render.scope import clear_cluster_namespaces
 from krm_fn.render.spec import RendererSpec
 from krm_fn.results import Result, not_yet_said
+from krm_fn.kubevirt_versions import release
 
 T = TypeVar("T")
 
@@ -51,8 +52,9 @@ class Rendering:
         self.renderer = ItemRenderer(spec, Index(self.items, _served(catalog_objects, spec.catalog.scope)),
                                      self.items) if spec.mode != "migrate" else None
         # every instancetype/preference among the items, as the cluster would admit it (errors, warnings)
+        self.tag = release(spec.kubevirt_version).tag  # the target release's API
         admitted = admission_results(self.items, self.renderer.caches.admission if self.renderer else None,
-                                     migrating=spec.mode == "migrate" or spec.migrate)
+                                     migrating=spec.mode == "migrate" or spec.migrate, tag=self.tag)
         # one problem, one result: where migrate's own output check and admission agree, admission's words stay
         self.results = not_yet_said(admitted, self.results) + admitted
 
@@ -88,5 +90,5 @@ class Rendering:
             from krm_fn.render.output import output_results
 
             # against self.items: what migrate emitted it has validated already (krm_fn.render.migrate)
-            return out, results + not_yet_said(results, output_results(self.items, out))
+            return out, results + not_yet_said(results, output_results(self.items, out, self.tag))
         return out, results

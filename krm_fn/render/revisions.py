@@ -19,6 +19,7 @@ from krm_fn.kube.api import ANN_SYNC_WAVE, CONTROLLER_REVISION_API_VERSION, INST
 from krm_fn.kube.meta import annotations_of
 from krm_fn.kube.paths import Obj
 from krm_fn.kubevirt.revision import revision_data, revision_labels
+from krm_fn.kubevirt.schema import DEFAULT_TAG
 
 MAX_NAME_LENGTH: Final = 253  # a DNS subdomain
 DIGEST_LENGTH: Final = 16
@@ -44,8 +45,8 @@ class PinnedContent:
     generation: int
 
     @staticmethod
-    def of(obj: Obj, kind: str) -> PinnedContent:
-        data = revision_data(obj, kind)
+    def of(obj: Obj, kind: str, tag: str = DEFAULT_TAG) -> PinnedContent:
+        data = revision_data(obj, kind, tag)
         generation = int((obj.get("metadata") or {}).get("generation") or 1)
         return PinnedContent(data, content_digest(data), generation)
 

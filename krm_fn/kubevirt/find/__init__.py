@@ -4,7 +4,10 @@ the matcher's object, then the live object by kind (items first, then the catalo
 
 One package serves both families: upstream's two find packages are the same code over two Go types, here the
 family (:data:`krm_fn.kube.api.Family`) is a parameter, and what differs (the kinds a matcher may name, the status
-ref) is a table keyed by it."""
+ref) is a table keyed by it.
+
+A spec is read as the target release's Go types decode it (``tag``, :func:`decoded_spec`): a field that release
+does not know is not there (a v1.8 cluster drops a preference's ``preferredVideoType`` and never applies it)."""
 
 from __future__ import annotations
 
@@ -29,6 +32,8 @@ from krm_fn.kube.api import (
     Family,
 )
 from krm_fn.kube.paths import Obj, get, get2
+from krm_fn.kubevirt.schema import DEFAULT_TAG
+from krm_fn.kubevirt.schema.roundtrip import known_only
 
 if TYPE_CHECKING:
     from krm_fn.kubevirt.caches import Caches, FoundKey
@@ -105,8 +110,18 @@ def find_object(vm: Obj, family: Family, index: Index) -> tuple[str, Obj]:
     return kind, obj
 
 
-def spec_from_revision(cr: Obj, family: Family) -> Found:
-    """The spec embedded in a ControllerRevision (``v1beta1`` only)."""
+def decoded_spec(obj: Obj, kind: str, tag: str) -> Obj:
+    """``obj``'s spec as KubeVirt ``tag`` decodes it into its ``v1beta1`` type (unknown fields dropped; ``{}``
+    for a missing or malformed spec)."""
+    spec = obj.get("spec")
+    if not isinstance(spec, dict):
+        return {}
+    out: Obj = known_only(spec, f"v1beta1.{kind.replace('Cluster', '')}Spec", tag)  # the kinds share a spec type
+    return out
+
+
+def spec_from_revision(cr: Obj, family: Family, tag: str = DEFAULT_TAG) -> Found:
+    """The spec embedded in a ControllerRevision (``v1beta1`` only), as KubeVirt ``tag`` decodes it."""
     data: Any = cr.get("data")
     if data is None:
         # no ``data`` (or null): an empty RawExtension is not decoded at all, and the type switch on the nil
@@ -129,8 +144,7 @@ def spec_from_revision(cr: Obj, family: Family) -> Found:
                         f'version "{api_version}" in scheme "{CLIENT_SCHEME}"')
     if kind not in FAMILY_KINDS[family]:
         raise FindError(f"{UNEXPECTED_TYPE}*v1beta1.{kind}")
-    spec = data.get("spec")
-    return Found(spec if isinstance(spec, dict) else {}, None, kind, cr)
+    return Found(decoded_spec(data, kind, tag), None, kind, cr)
 
 
 def _revision(vm: Obj, name: str, index: Index) -> Obj:
@@ -140,21 +154,23 @@ def _revision(vm: Obj, name: str, index: Index) -> Obj:
     return cr
 
 
-def find_spec(vm: Obj, family: Family, index: Index, caches: Caches | None = None) -> Found | None:
-    """What ``find.Spec`` returns for the matcher (``None`` without a matcher); raises :class:`FindError`.
-    A live object found is remembered in ``caches`` (the same for every VM that names it)."""
+def find_spec(vm: Obj, family: Family, index: Index, caches: Caches | None = None,
+              tag: str = DEFAULT_TAG) -> Found | None:
+    """What ``find.Spec`` of KubeVirt ``tag`` returns for the matcher (``None`` without a matcher); raises
+    :class:`FindError`. A live object found is remembered in ``caches`` (the same for every VM that names it;
+    one release per render)."""
     matcher = get2(vm, "spec", family)
     if not isinstance(matcher, dict):
         return None
     revision_name = matcher.get("revisionName")
     if revision_name:
-        return spec_from_revision(_revision(vm, str(revision_name), index), family)
+        return spec_from_revision(_revision(vm, str(revision_name), index), family, tag)
     ref_name = get(vm, ("status", STATUS_REF[family], "controllerRevisionRef", "name"))
     if ref_name:
         cr = _revision(vm, str(ref_name), index)
         labels = get2(cr, "metadata", "labels")
         if isinstance(labels, dict) and labels.get(LABEL_OBJECT_NAME) == matcher.get("name"):
-            return spec_from_revision(cr, family)
+            return spec_from_revision(cr, family, tag)
     matcher_kind, name = matcher.get("kind"), matcher.get("name")
     key: FoundKey | None = None
     if caches is not None and type(name) is str and (matcher_kind is None or type(matcher_kind) is str):
@@ -164,18 +180,17 @@ def find_spec(vm: Obj, family: Family, index: Index, caches: Caches | None = Non
         if found is not None:
             return found
     kind, obj = find_object(vm, family, index)
-    spec = obj.get("spec")
-    found = Found(spec if isinstance(spec, dict) else {}, obj, kind)
+    found = Found(decoded_spec(obj, kind, tag), obj, kind)
     if key is not None and caches is not None:
         caches.found[key] = found
     return found
 
 
 def find_matches(vm: Obj, index: Index, caches: Caches | None = None, known: Matches | None = None,
-                 like: Obj | None = None) -> Matches:
-    """:func:`find_spec` for every matcher of ``vm``, each looked up once (live objects through ``caches``, the
-    render's). ``known``: the matches of ``like`` (another form of the same VM: same namespace and status),
-    reused for every matcher the two share."""
+                 like: Obj | None = None, tag: str = DEFAULT_TAG) -> Matches:
+    """:func:`find_spec` (KubeVirt ``tag``'s) for every matcher of ``vm``, each looked up once (live objects
+    through ``caches``, the render's). ``known``: the matches of ``like`` (another form of the same VM: same
+    namespace and status), reused for every matcher the two share."""
     spec = vm.get("spec")
     if not isinstance(spec, dict):
         return {}
@@ -192,7 +207,7 @@ def find_matches(vm: Obj, index: Index, caches: Caches | None = None, known: Mat
             out[family] = None
             continue
         try:
-            found = find_spec(vm, family, index, caches)
+            found = find_spec(vm, family, index, caches, tag)
         except FindError as err:
             # kept as a value: without its traceback, whose frames would hold this dict (a reference cycle
             # keeps the whole list alive until the exit's collection: the command runs with the GC off)

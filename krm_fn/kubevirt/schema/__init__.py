@@ -1,5 +1,8 @@
-"""KubeVirt's OpenAPI schema, trimmed into the package (``kubevirt.json``, see ``tools/gen_schema.py``),
-compiled into :class:`Node` trees once per run. Three uses of the same compiled definitions:
+"""KubeVirt's OpenAPI schema per release, trimmed into the package (``tools/gen_schema.py``): ``kubevirt.json`` is
+``main``'s, ``releases/<tag>.json`` each other tag's differences from it (the definitions that differ, whole).
+Every function takes the release's ``tag`` (``krm_fn.kubevirt_versions.Release.tag``; default the newest
+release's); a tag's document is read and compiled into :class:`Node` trees once per run, on first use, and tags
+whose documents are equal share one compiled schema. Three uses of the same compiled definitions:
 
 * :mod:`.validation` (:func:`~.validation.validate_vm`) reproduces the OpenAPI validator virt-api runs on a
   VirtualMachine (go-openapi ``validate`` with ``additionalProperties: false`` forced onto every spec definition):
@@ -23,6 +26,8 @@ from functools import cache
 from importlib import resources
 from typing import Any, Final
 
+from krm_fn.kubevirt_versions import DEFAULT, RELEASES
+
 OBJ: Final = 1
 ARR: Final = 2
 MAP: Final = 3
@@ -34,6 +39,7 @@ QUANTITY_DEF: Final = "k8s.io.apimachinery.pkg.api.resource.Quantity"
 VM_SPEC_DEF: Final = "v1.VirtualMachineSpec"
 VM_STATUS_DEF: Final = "v1.VirtualMachineStatus"
 TOP_LEVEL_KEYS: Final = frozenset({"kind", "apiVersion", "spec", "status", "metadata"})
+TAGS: Final = tuple(row.tag for row in RELEASES.values())  # every release's, oldest first
 
 
 class Node:
@@ -90,6 +96,14 @@ GO_INT_RANGES: Final[dict[str, tuple[int, int]]] = {
     "uint32": (0, (1 << 32) - 1), "uint64": (0, (1 << 64) - 1), "uint": (0, (1 << 64) - 1),
 }
 _JSON_INTEGER: Final = 2**53
+
+
+def go_int(node: Node) -> tuple[str, int, int]:
+    """The Go integer type an integer node decodes into (``Node.gotype``, else its format's; ``int64`` without
+    either) and that type's inclusive range: the one lookup of both the output checks and the CRD stages."""
+    name = node.gotype or node.fmt or "int64"
+    low, high = GO_INT_RANGES.get(name, GO_INT_RANGES["int64"])
+    return name, low, high
 
 
 def is_json_integer(value: Any) -> bool:
@@ -179,24 +193,55 @@ class Schema:
             node.accept = node.fast
 
 
-@cache
-def document() -> dict[str, Any]:
-    """``kubevirt.json``, parsed once."""
-    text = resources.files("krm_fn.kubevirt.schema").joinpath("kubevirt.json").read_text(encoding="utf-8")
-    doc: dict[str, Any] = json.loads(text)
+BASE_TAG: Final = "main"  # the tag ``kubevirt.json`` is (``tools/gen_schema.py``)
+DEFAULT_TAG: Final = RELEASES[DEFAULT].tag  # the newest release's
+
+
+def _read(name: str) -> dict[str, Any]:
+    doc: dict[str, Any] = json.loads(resources.files(__name__).joinpath(name).read_text(encoding="utf-8"))
     return doc
 
 
 @cache
-def spec_schema() -> Schema:
-    """Definitions as validated for a VM spec (unknown fields forbidden)."""
-    return Schema(document(), closed=True)
+def release_diff(tag: str) -> dict[str, Any]:
+    """The definitions in which ``tag``'s document differs from the base's (``None``: the tag lacks it)."""
+    if tag == BASE_TAG:
+        return {}
+    if tag not in TAGS:
+        raise ValueError(f"no packaged schema for KubeVirt {tag!r} (known: {', '.join(TAGS)})")
+    diff: dict[str, Any] = _read(f"releases/{tag}.json")["definitions"]
+    return diff
 
 
 @cache
-def open_schema() -> Schema:
-    """Definitions with unknown fields allowed (status validation, Go round trip)."""
-    return Schema(document(), closed=False)
+def document(tag: str = DEFAULT_TAG) -> dict[str, Any]:
+    """``tag``'s document (``kubevirt.json`` with the tag's differences), parsed once per tag."""
+    base = _read("kubevirt.json") if tag == BASE_TAG else document(BASE_TAG)
+    diff = release_diff(tag)
+    if not diff:
+        return base
+    defs = {name: d for name, d in base["definitions"].items() if diff.get(name, d) is not None}
+    defs.update((name, d) for name, d in diff.items() if d is not None)
+    return {**base, "definitions": defs}
+
+
+def _same_as(tag: str) -> str:
+    """The first tag (newest first) whose document equals ``tag``'s: they share one compiled schema."""
+    return next(t for t in TAGS[::-1] if release_diff(t) == release_diff(tag))
+
+
+@cache
+def spec_schema(tag: str = DEFAULT_TAG) -> Schema:
+    """``tag``'s definitions as validated for a VM spec (unknown fields forbidden)."""
+    same = _same_as(tag)
+    return Schema(document(tag), closed=True) if same == tag else spec_schema(same)
+
+
+@cache
+def open_schema(tag: str = DEFAULT_TAG) -> Schema:
+    """``tag``'s definitions with unknown fields allowed (status validation, Go round trip)."""
+    same = _same_as(tag)
+    return Schema(document(tag), closed=False) if same == tag else open_schema(same)
 
 
 def compiled(node: Node, attr: str, compile_node: Callable[[Node], Any]) -> Any:

@@ -25,15 +25,27 @@ from typing import Any, Final
 
 from krm_fn.kube.paths import FieldPath, Obj, dotted
 from krm_fn.kube.status import INVALID, REQUIRED, TYPE_INVALID, Cause, field_error, go_number
-from krm_fn.kubevirt.schema import ANY, ARR, GO_INT_RANGES, MAP, OBJ, QTY, SCALAR, Node, is_json_integer, open_schema
-from krm_fn.kubevirt.schema.strict import META_DEF, required_fields
+from krm_fn.kubevirt.schema import (
+    ANY,
+    ARR,
+    DEFAULT_TAG,
+    MAP,
+    OBJ,
+    QTY,
+    SCALAR,
+    Node,
+    go_int,
+    is_json_integer,
+    open_schema,
+)
+from krm_fn.kubevirt.schema.strict import FIELDS_V1_DEF, META_DEF, Required, required_fields
 
 _INT_OR_STRING: Final = ("integer", "string")
 
 
-def definition(name: str) -> Node:
-    """A definition of the packaged document, unknown fields allowed (this module reports them itself)."""
-    return open_schema().definition(name)
+def definition(name: str, tag: str = DEFAULT_TAG) -> Node:
+    """A definition of KubeVirt ``tag``'s document, unknown fields allowed (this module reports them itself)."""
+    return open_schema(tag).definition(name)
 
 
 # --- the JSON type names of the two libraries -----------------------------------------------------------------
@@ -79,7 +91,7 @@ def go_type(node: Node) -> str:
         return "resource.Quantity"
     types = node.types
     if "integer" in types:
-        return node.gotype or node.fmt or "int64"
+        return go_int(node)[0]
     if "number" in types:
         return "float64"
     if "boolean" in types:
@@ -108,7 +120,7 @@ def _unmarshal(value: Any, node: Node, struct: str, path: tuple[str, ...]) -> st
         types = node.types
         if "integer" in types and "string" not in types:
             ok = isinstance(value, (int, float)) and not isinstance(value, bool)
-            if ok and not _int_fits(value, go_type(node)):
+            if ok and not _int_fits(value, node):
                 return _type_error(f"number {_json_number(value)}", node, struct, path)
         elif "number" in types:
             ok = isinstance(value, (int, float)) and not isinstance(value, bool)
@@ -138,12 +150,12 @@ def _unmarshal(value: Any, node: Node, struct: str, path: tuple[str, ...]) -> st
     return None
 
 
-def _int_fits(value: int | float, gotype: str) -> bool:
+def _int_fits(value: int | float, node: Node) -> bool:
     if isinstance(value, float):
         if not value.is_integer():
             return False
         value = int(value)
-    low, high = GO_INT_RANGES.get(gotype, GO_INT_RANGES["int64"])
+    _, low, high = go_int(node)
     return low <= value <= high
 
 
@@ -164,6 +176,8 @@ def unknown_fields(obj: Obj, root: Node) -> list[str]:
 def _unknown(value: Any, node: Node, path: FieldPath, found: list[str]) -> None:
     kind = node.kind
     if kind == OBJ and isinstance(value, dict):
+        if node.name == FIELDS_V1_DEF:
+            return  # arbitrary JSON (managedFields' fieldsV1), as in strict._walk
         for key, sub in value.items():
             entry = node.props.get(key)
             if entry is None:
@@ -214,11 +228,11 @@ def _pattern(text: str) -> re.Pattern[str]:
     return re.compile(text)
 
 
-def schema_causes(obj: Obj, root: Node) -> list[Cause]:
-    """go-openapi's errors on ``obj`` (decoded: nulls pruned) against the CRD schema ``root``, mapped to
-    ``field.Error``s as apiextensions does. ``metadata`` is left to ``ValidateObjectMeta``."""
+def schema_causes(obj: Obj, root: Node, tag: str = DEFAULT_TAG) -> list[Cause]:
+    """go-openapi's errors on ``obj`` (decoded: nulls pruned) against the CRD schema ``root`` (of KubeVirt
+    ``tag``), mapped to ``field.Error``s as apiextensions does. ``metadata`` is left to ``ValidateObjectMeta``."""
     out: list[Cause] = []
-    _validate({k: v for k, v in obj.items() if k != "metadata"}, root, (), out)
+    _validate({k: v for k, v in obj.items() if k != "metadata"}, root, (), out, required_fields(tag))
     return out
 
 
@@ -230,7 +244,8 @@ def _types(node: Node) -> tuple[str, ...]:
     return node.types
 
 
-def _validate(value: Any, node: Node, path: tuple[str, ...], out: list[Cause]) -> None:  # noqa: C901
+def _validate(value: Any, node: Node, path: tuple[str, ...], out: list[Cause],  # noqa: C901
+              required: Required) -> None:
     name = ".".join(path)
     types = _types(node)
     actual = openapi_type(value)
@@ -256,16 +271,16 @@ def _validate(value: Any, node: Node, path: tuple[str, ...], out: list[Cause]) -
         for key in sorted(value):
             entry = node.props.get(key)
             if entry is not None:
-                _validate(value[key], entry[0], path + (key,), out)
-        for key in required_fields().get(node.name, node.required):
+                _validate(value[key], entry[0], path + (key,), out, required)
+        for key in required.get(node.name, node.required):
             if key not in value:
                 out.append(field_error(REQUIRED, ".".join(path + (key,))))
     elif node.kind == ARR and isinstance(value, list) and node.items is not None:
         for item in value:
-            _validate(item, node.items, path, out)
+            _validate(item, node.items, path, out, required)
     elif node.kind == MAP and isinstance(value, dict) and node.values is not None:
         for key in sorted(value):
-            _validate(value[key], node.values, path + (key,), out)
+            _validate(value[key], node.values, path + (key,), out, required)
 
 
 def _type_cause(name: str, types: tuple[str, ...], actual: str) -> Cause:

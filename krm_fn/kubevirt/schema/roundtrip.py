@@ -13,7 +13,7 @@ from typing import Any, Final
 
 from krm_fn.kube.paths import copy_json
 from krm_fn.kube.quantity import is_canonical_text, round_trip
-from krm_fn.kubevirt.schema import ARR, MAP, OBJ, QTY, SCALAR, Encode, Node, compiled, open_schema
+from krm_fn.kubevirt.schema import ARR, DEFAULT_TAG, MAP, OBJ, QTY, SCALAR, Encode, Node, compiled, open_schema
 
 _ZERO: Final[dict[str, Any]] = {"string": "", "integer": 0, "number": 0, "boolean": False}
 
@@ -213,14 +213,47 @@ def _compile_obj_encoder(node: Node) -> Encode:
     return enc_obj
 
 
-def encode_shared(obj: dict[str, Any], definition: str) -> dict[str, Any]:
+def encode_shared(obj: dict[str, Any], definition: str, tag: str = DEFAULT_TAG) -> dict[str, Any]:
     """:func:`encode_object` that keeps every container of ``obj`` the round trip leaves unchanged (``obj``
     itself when nothing changes): the result shares data with ``obj``, so neither may be mutated later."""
-    out: dict[str, Any] = _encoder(open_schema().definition(definition))(obj)
+    out: dict[str, Any] = _encoder(open_schema(tag).definition(definition))(obj)
     return out
 
 
-def encode_object(obj: dict[str, Any], definition: str) -> dict[str, Any]:
-    """Go round trip of a whole object of the given definition (``v1.VirtualMachine``, ...); new containers."""
-    out: dict[str, Any] = copy_json(encode_shared(obj, definition))
+def encode_object(obj: dict[str, Any], definition: str, tag: str = DEFAULT_TAG) -> dict[str, Any]:
+    """Go round trip of a whole object of the given definition (``v1.VirtualMachine``, ...) through the Go types
+    of KubeVirt ``tag``: the fields that release does not know vanish; new containers."""
+    out: dict[str, Any] = copy_json(encode_shared(obj, definition, tag))
     return out
+
+
+# --- the decode alone: what a release's Go types keep of a value ------------------------------------------------
+def known_only(value: Any, definition: str, tag: str = DEFAULT_TAG) -> Any:
+    """``value`` (of the given definition) without the fields KubeVirt ``tag``'s Go types do not have, as its
+    ``json.Unmarshal`` leaves it: ``value`` itself when it has none, else a new container around the unchanged
+    parts. Only the unknown fields go (the engine reads specs as given otherwise)."""
+    return _known(value, open_schema(tag).definition(definition))
+
+
+def _known(value: Any, node: Node) -> Any:
+    kind = node.kind
+    if kind == OBJ and type(value) is dict:
+        props = node.props
+        out: dict[str, Any] | None = None
+        for i, (key, sub) in enumerate(value.items()):
+            entry = props.get(key)
+            new = _DROP if entry is None else _known(sub, entry[0])
+            if new is not sub and out is None:
+                out = dict(islice(value.items(), i))
+            if out is not None and new is not _DROP:
+                out[key] = new
+        return value if out is None else out
+    if kind == ARR and type(value) is list and node.items is not None:
+        items = node.items
+        new_list = [_known(sub, items) for sub in value]
+        return value if all(a is b for a, b in zip(new_list, value)) else new_list
+    if kind == MAP and type(value) is dict and node.values is not None:
+        values = node.values
+        new_map = {key: _known(sub, values) for key, sub in value.items()}
+        return value if all(a is b for a, b in zip(new_map.values(), value.values())) else new_map
+    return value

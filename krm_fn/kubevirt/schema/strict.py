@@ -39,7 +39,19 @@ from krm_fn.kube.meta import metadata_problems
 from krm_fn.kube.status import INVALID, NOT_SUPPORTED, REQUIRED, TYPE_INVALID, Cause
 from krm_fn.kube.paths import FieldPath, Obj, dotted
 from krm_fn.kube.quantity import QuantityError, round_trip
-from krm_fn.kubevirt.schema import ARR, GO_INT_RANGES, MAP, OBJ, QTY, Node, document, spec_schema
+from krm_fn.kubevirt.schema import (
+    ARR,
+    DEFAULT_TAG,
+    INT64_HIGH,
+    INT64_LOW,
+    MAP,
+    OBJ,
+    QTY,
+    Node,
+    document,
+    go_int,
+    spec_schema,
+)
 
 META_DEF: Final = "k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta"
 FIELDS_V1_DEF: Final = "k8s.io.apimachinery.pkg.apis.meta.v1.FieldsV1"  # arbitrary JSON in Kubernetes
@@ -61,22 +73,23 @@ def covers(obj: Any) -> bool:
     return key in _DEFINITIONS or key == (CONTROLLER_REVISION_API_VERSION, KIND_CONTROLLER_REVISION)
 
 
-def validate_object(obj: Any) -> list[str]:
+def validate_object(obj: Any, tag: str = DEFAULT_TAG) -> list[str]:
     """One ``<field path>: <message>`` per problem of ``obj``; empty when it is valid (or not a kind we check)."""
-    return [cause.error() for cause in problems(obj)]
+    return [cause.error() for cause in problems(obj, tag)]
 
 
-def problems(obj: Any) -> list[Cause]:
-    """The problems of ``obj`` as causes (field: a kpt field path, ``a.b[0].c``; None for the whole object)."""
+def problems(obj: Any, tag: str = DEFAULT_TAG) -> list[Cause]:
+    """The problems of ``obj`` as causes (field: a kpt field path, ``a.b[0].c``; None for the whole object),
+    against the API of KubeVirt ``tag`` (a field that release does not know is an unknown field)."""
     if not isinstance(obj, dict):
         return [Cause(TYPE_INVALID, None, f"must be an object, got {type_name(obj, JSON_TYPES)}")]
     api_version, kind = obj.get("apiVersion"), obj.get("kind")
     out: list[Cause] = []
     definition = _DEFINITIONS.get((api_version, kind))  # type: ignore[arg-type]
     if definition is not None:
-        _walk(obj, spec_schema().definition(definition), (), out)
+        _walk(obj, spec_schema(tag).definition(definition), (), out, required_fields(tag))
     elif (api_version, kind) == (CONTROLLER_REVISION_API_VERSION, KIND_CONTROLLER_REVISION):
-        _controller_revision(obj, out)
+        _controller_revision(obj, out, tag)
     else:
         return out
     if "metadata" not in obj:
@@ -86,15 +99,20 @@ def problems(obj: Any) -> list[Cause]:
 
 
 # --- schema walk ---------------------------------------------------------------------------------
+Required = dict[str, tuple[str, ...]]
+
+
 @cache
-def required_fields() -> dict[str, tuple[str, ...]]:
-    """Every definition's ``required`` list as written. The compiled schema drops required fields that have a
-    default, as go-openapi (virt-api) does; the API server's CRD validation does not, so neither do we."""
-    defs = document()["definitions"]
+def required_fields(tag: str = DEFAULT_TAG) -> Required:
+    """Every definition's ``required`` list as written in ``tag``'s document. The compiled schema drops required
+    fields that have a default, as go-openapi (virt-api) does; the API server's CRD validation does not, so
+    neither do we."""
+    defs = document(tag)["definitions"]
     return {name: tuple(d["required"]) for name, d in defs.items() if d.get("required")}
 
 
-def _walk(value: Any, node: Node, path: FieldPath, out: list[Cause]) -> None:  # noqa: C901 - one flat dispatch
+def _walk(value: Any, node: Node, path: FieldPath, out: list[Cause],  # noqa: C901 - one flat dispatch
+          required: Required) -> None:
     types = node.types
     if value is None:
         if types and "null" not in types and not node.nullable:
@@ -112,9 +130,9 @@ def _walk(value: Any, node: Node, path: FieldPath, out: list[Cause]) -> None:  #
             out.append(Cause(TYPE_INVALID, dotted(path),
                              f"must be of type {' or '.join(types)}, got {jt or vt.__name__}"))
             return
-        bits = node.gotype or node.fmt  # the Go type KubeVirt decodes it into (uint32 where the format says int64)
-        if bits in GO_INT_RANGES and jt in ("integer", "number") \
-                and not GO_INT_RANGES[bits][0] <= value <= GO_INT_RANGES[bits][1]:
+        # the Go type KubeVirt decodes an integer into (uint32 where the format says int64)
+        bits, low, high = go_int(node) if "integer" in types else ("", 0, 0)
+        if bits and jt in ("integer", "number") and not low <= value <= high:
             out.append(Cause(INVALID, dotted(path), f"{value} is out of the {bits} range"))
         elif node.minimum is not None and jt in ("integer", "number") and value < node.minimum:
             out.append(Cause(INVALID, dotted(path), f"must be at least {node.minimum}, got {value}"))
@@ -138,8 +156,8 @@ def _walk(value: Any, node: Node, path: FieldPath, out: list[Cause]) -> None:  #
             child = entry[0]
             if type(sub) in child.fast and not child.fmt:
                 continue
-            _walk(sub, child, path + (key,), out)
-        for key in required_fields().get(node.name, node.required):
+            _walk(sub, child, path + (key,), out, required)
+        for key in required.get(node.name, node.required):
             if key not in value:
                 out.append(Cause(REQUIRED, dotted(path + (key,)), "required field is missing"))
     elif kind == ARR:
@@ -149,7 +167,7 @@ def _walk(value: Any, node: Node, path: FieldPath, out: list[Cause]) -> None:  #
             fast = () if items.fmt else items.fast
             for i, sub in enumerate(value):
                 if type(sub) not in fast:
-                    _walk(sub, items, path + (i,), out)
+                    _walk(sub, items, path + (i,), out, required)
     elif kind == MAP:
         if vt is dict:
             values = node.values
@@ -157,7 +175,7 @@ def _walk(value: Any, node: Node, path: FieldPath, out: list[Cause]) -> None:  #
             fast = () if values.fmt else values.fast
             for key, sub in value.items():
                 if type(sub) not in fast:
-                    _walk(sub, values, path + (key,), out)
+                    _walk(sub, values, path + (key,), out, required)
     elif kind == QTY:
         try:
             round_trip(value)
@@ -166,7 +184,7 @@ def _walk(value: Any, node: Node, path: FieldPath, out: list[Cause]) -> None:  #
 
 
 # --- ControllerRevision (apps/v1; not in KubeVirt's document) -----------------------------------------
-def _controller_revision(obj: Obj, out: list[Cause]) -> None:
+def _controller_revision(obj: Obj, out: list[Cause], tag: str) -> None:
     for key in obj:
         if key not in _CR_KEYS:
             out.append(Cause(INVALID, dotted((key,)), "unknown field"))
@@ -175,13 +193,13 @@ def _controller_revision(obj: Obj, out: list[Cause]) -> None:
         if "metadata" in obj:
             out.append(Cause(TYPE_INVALID, "metadata", f"must be of type object, got {type_name(meta, JSON_TYPES)}"))
     else:
-        _walk(meta, spec_schema().definition(META_DEF), ("metadata",), out)
+        _walk(meta, spec_schema(tag).definition(META_DEF), ("metadata",), out, required_fields(tag))
     revision = obj.get("revision")
     if "revision" not in obj:
         out.append(Cause(REQUIRED, "revision", "required field is missing"))
     elif type(revision) is not int:
         out.append(Cause(TYPE_INVALID, "revision", f"must be of type integer, got {type_name(revision, JSON_TYPES)}"))
-    elif not GO_INT_RANGES["int64"][0] <= revision <= GO_INT_RANGES["int64"][1]:
+    elif not INT64_LOW <= revision <= INT64_HIGH:
         out.append(Cause(INVALID, "revision", f"{revision} is out of the int64 range"))
     data = obj.get("data")
     if data is None:
@@ -197,4 +215,4 @@ def _controller_revision(obj: Obj, out: list[Cause]) -> None:
     if data_kind not in TYPE_KINDS:
         out.append(Cause(INVALID, "data.kind", f"must be one of {sorted(TYPE_KINDS)}, got {data_kind!r}"))
         return
-    _walk(data, spec_schema().definition(f"v1beta1.{data_kind}"), ("data",), out)
+    _walk(data, spec_schema(tag).definition(f"v1beta1.{data_kind}"), ("data",), out, required_fields(tag))

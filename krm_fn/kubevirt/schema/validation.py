@@ -8,12 +8,14 @@ Upstream: ``pkg/util/webhooks`` ``ValidateSchema``, go-openapi ``validate``.
 from __future__ import annotations
 
 import re
+from functools import cache
 from typing import Any, Final, NamedTuple
 
 from krm_fn.kube.quantity import QuantityError, round_trip
 from krm_fn.kubevirt.schema import (
     ANY,
     ARR,
+    DEFAULT_TAG,
     INT64_HIGH,
     INT64_LOW,
     INT_FORMATS,
@@ -237,21 +239,28 @@ def _compile(node: Node) -> Check:
     return _never  # a scalar of a type its fast set does not take (None, a float for an integer, ...)
 
 
-def _vm_ok(vm: dict[str, Any]) -> bool:
+@cache
+def _roots(tag: str) -> tuple[Node, Node]:
+    """The release's VM spec (closed) and status (open) definitions."""
+    return spec_schema(tag).definition(VM_SPEC_DEF), open_schema(tag).definition(VM_STATUS_DEF)
+
+
+def _vm_ok(vm: dict[str, Any], tag: str) -> bool:
     if not vm.keys() <= TOP_LEVEL_KEYS or "spec" not in vm:
         return False
-    spec_node = spec_schema().definition(VM_SPEC_DEF)
-    status_node = open_schema().definition(VM_STATUS_DEF)
+    spec_node, status_node = _roots(tag)
     spec, status = vm["spec"], vm.get("status")
     return ((type(spec) in spec_node.accept or _checker(spec_node)(spec))
             and (type(status) in status_node.accept or _checker(status_node)(status)))
 
 
-def schema_errors(vm: dict[str, Any]) -> list[SchemaError]:
-    """KubeVirt's OpenAPI validator on a VirtualMachine document (empty when valid): its messages in its order,
-    each once (go-openapi keeps a message once per result), with the precise field of the first occurrence."""
-    if _vm_ok(vm):
+def schema_errors(vm: dict[str, Any], tag: str = DEFAULT_TAG) -> list[SchemaError]:
+    """The OpenAPI validator of KubeVirt ``tag`` (its virt-api) on a VirtualMachine document (empty when valid):
+    its messages in its order, each once (go-openapi keeps a message once per result), with the precise field of
+    the first occurrence. A field the release does not know is a forbidden property."""
+    if _vm_ok(vm, tag):
         return []
+    spec_node, status_node = _roots(tag)
     errs: list[SchemaError] = []
     for key in vm:
         if key not in TOP_LEVEL_KEYS:
@@ -259,10 +268,10 @@ def schema_errors(vm: dict[str, Any]) -> list[SchemaError]:
     if "spec" not in vm:
         errs.append(SchemaError("spec in body is required", "spec"))
     found: list[SchemaError] = []
-    _validate(vm.get("spec"), spec_schema().definition(VM_SPEC_DEF), "spec", "spec", found)
+    _validate(vm.get("spec"), spec_node, "spec", "spec", found)
     errs += _once(found)
     found = []
-    _validate(vm.get("status"), open_schema().definition(VM_STATUS_DEF), "status", "status", found)
+    _validate(vm.get("status"), status_node, "status", "status", found)
     return errs + _once(found)
 
 
@@ -278,8 +287,8 @@ def _once(errs: list[SchemaError]) -> list[SchemaError]:
     return out
 
 
-def validate_vm(vm: dict[str, Any]) -> list[str]:
-    """The messages of KubeVirt's OpenAPI validator for a VirtualMachine document (empty when valid)."""
-    return [err.message for err in schema_errors(vm)]
+def validate_vm(vm: dict[str, Any], tag: str = DEFAULT_TAG) -> list[str]:
+    """The messages of KubeVirt ``tag``'s OpenAPI validator for a VirtualMachine document (empty when valid)."""
+    return [err.message for err in schema_errors(vm, tag)]
 
 

@@ -39,6 +39,7 @@ from krm_fn.kube.meta import object_meta_causes
 from krm_fn.kube.paths import Obj
 from krm_fn.kube.status import INVALID, Cause, invalid_message, no_kind_match
 from krm_fn.kubevirt.rejection import Stage
+from krm_fn.kubevirt.schema import DEFAULT_TAG
 from krm_fn.kubevirt.schema.crd import as_decoded, definition, schema_causes, unknown_fields, unmarshal_error
 from krm_fn.kubevirt.schema.strict import META_DEF
 from krm_fn.kubevirt.preference.webhooks import admitter as preference
@@ -91,14 +92,15 @@ def served(obj: Obj) -> bool:
     return obj.get("apiVersion") == INSTANCETYPE_API_VERSION
 
 
-def decide(obj: Obj) -> Decision:
-    """What the cluster does with ``obj`` (a :func:`covers` object)."""
+def decide(obj: Obj, tag: str = DEFAULT_TAG) -> Decision:
+    """What a cluster running KubeVirt ``tag`` does with ``obj`` (a :func:`covers` object): its CRDs' schema
+    is that release's, so a field the release does not know is refused at decode."""
     kind = str(obj.get("kind"))
     if not served(obj):
         return Decision("version", no_kind_match(kind, str(obj.get("apiVersion"))))
-    root = definition(f"{INSTANCETYPE_VERSION}.{kind}")
+    root = definition(f"{INSTANCETYPE_VERSION}.{kind}", tag)
     cannot = f'{kind} in version "{INSTANCETYPE_VERSION}" cannot be handled as a {kind}: '
-    meta_error = unmarshal_error(obj.get("metadata"), definition(META_DEF), "ObjectMeta")
+    meta_error = unmarshal_error(obj.get("metadata"), definition(META_DEF, tag), "ObjectMeta")
     if meta_error:
         return Decision("decode", cannot + meta_error, (Cause(INVALID, "metadata", meta_error),))
     unknown = unknown_fields(obj, root)
@@ -113,7 +115,7 @@ def decide(obj: Obj) -> Decision:
     elif not meta.get("namespace"):
         meta["namespace"] = "default"  # kubectl
     causes = object_meta_causes(meta, kind not in CLUSTER_SCOPED_KINDS)
-    causes += schema_causes(decoded, root)
+    causes += schema_causes(decoded, root, tag)
     if causes:
         return Decision("validate", invalid_message(kind, INSTANCETYPE_GROUP, str(meta.get("name") or ""), causes),
                         tuple(causes))
@@ -126,21 +128,21 @@ def decide(obj: Obj) -> Decision:
     return Decision(None, warnings=tuple(answer.warnings))
 
 
-def decided(obj: Obj, cache: dict[int, Decision] | None = None) -> Decision:
-    """:func:`decide`, computed once per object (by identity) when a ``cache`` (``Caches.admission``) is given
-    (every VM asks about its objects)."""
+def decided(obj: Obj, cache: dict[int, Decision] | None = None, tag: str = DEFAULT_TAG) -> Decision:
+    """:func:`decide`, computed once per object (by identity) when a ``cache`` (``Caches.admission``: one
+    render, one release) is given (every VM asks about its objects)."""
     found = cache.get(id(obj)) if cache is not None else None
     if found is None:
-        found = decide(obj)
+        found = decide(obj, tag)
         if cache is not None:
             cache[id(obj)] = found
     return found
 
 
-def refused(obj: Any, cache: dict[int, Decision] | None = None) -> Decision | None:
+def refused(obj: Any, cache: dict[int, Decision] | None = None, tag: str = DEFAULT_TAG) -> Decision | None:
     """The refusal of ``obj`` by a cluster (None when it is not a served :func:`covers` object, or is admitted).
     An unserved version is not a refusal here: it is the migrate mode's business (``krm_fn.render.migrate``)."""
     if not covers(obj) or not served(obj):
         return None
-    decision = decided(obj, cache)
+    decision = decided(obj, cache, tag)
     return None if decision.allowed else decision

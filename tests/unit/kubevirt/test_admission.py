@@ -12,6 +12,7 @@ import yaml
 from krm_fn.catalog import CatalogSpec, builtin_names, generate
 from krm_fn.kube.status import DEPRECATED, INVALID, REQUIRED, TYPE_INVALID, Cause
 from krm_fn.kubevirt.caches import Caches
+from krm_fn.kubevirt.schema import DEFAULT_TAG
 from krm_fn.kubevirt.schema.strict import problems as schema_problems
 from krm_fn.kubevirt.webhooks.admission import Decision, covers, decide, decided, refused, served
 from krm_fn.render.admission import describe, results
@@ -139,9 +140,9 @@ def test_cache_computes_each_object_once(monkeypatch: pytest.MonkeyPatch) -> Non
     calls: list[int] = []
     real = admission.decide
 
-    def counting(obj: dict[str, Any]) -> Decision:
+    def counting(obj: dict[str, Any], tag: str = DEFAULT_TAG) -> Decision:
         calls.append(id(obj))
-        return real(obj)
+        return real(obj, tag)
 
     monkeypatch.setattr(admission, "decide", counting)
     cache = Caches().admission
