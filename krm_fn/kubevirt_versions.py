@@ -96,6 +96,7 @@ RELEASES: Final[Mapping[str, Release]] = {
 }
 DEFAULT: Final[KubevirtVersion] = "v1.9"  # the latest release
 LATEST: Final[Release] = RELEASES[DEFAULT]  # the row lower layers default to
+_BY_TAG: Final[Mapping[str, Release]] = {row.tag: row for row in RELEASES.values()}
 
 
 def release(version: str | None) -> Release:
@@ -105,6 +106,11 @@ def release(version: str | None) -> Release:
         raise FnError(f"unknown KubeVirt version {version!r} (known: {', '.join(RELEASES)})",
                       ("spec", "kubevirtVersion"))
     return row
+
+
+def release_of(tag: str) -> Release:
+    """The row reproducing upstream ``tag`` (for what is handed a schema's tag rather than the row)."""
+    return _BY_TAG[tag]
 
 
 def deployed_by(builtin: str, version: str) -> list[str]:

@@ -28,6 +28,8 @@ KIND_VM = "VirtualMachine"
 INSTANCETYPE_GROUP = "instancetype.kubevirt.io"
 INSTANCETYPE_VERSION = "v1beta1"
 INSTANCETYPE_API_VERSION = "instancetype.kubevirt.io/v1beta1"
+# served with deprecation warnings up to v1.5, decodable in revisions up to v1.6, removed in v1.7
+ALPHA_API_VERSIONS: Final = frozenset({"instancetype.kubevirt.io/v1alpha1", "instancetype.kubevirt.io/v1alpha2"})
 KIND_INSTANCETYPE = "VirtualMachineInstancetype"
 KIND_CLUSTER_INSTANCETYPE = "VirtualMachineClusterInstancetype"
 KIND_PREFERENCE = "VirtualMachinePreference"
