@@ -60,6 +60,8 @@ functionConfig (apiVersion: kubevirt-krm.dev/v1alpha1):
     spec.version: v1.7.0 | main     common-instancetypes version (default: what the KubeVirt release deploys;
                                     also v1.6.0, v1.5.1, v1.4.1, v1.3.1: what KubeVirt v1.8 to v1.5 deploy)
     spec.parameters: [name=value]   catalog parameters (e.g. gpuDeviceName for classic)
+    spec.kubevirtVersion: v1.9      the KubeVirt release the objects are for: its builtin version (default) and
+                                    its schema (a field it does not know is an error)
   kind: VirtualMachineRenderer     transformer / validator
     spec.mode: revisions (default) | expand | validate | migrate
     spec.catalog: {builtin: NAME | none, path: FILE, version}  where types missing from the input are looked up

@@ -22,7 +22,7 @@ import typing
 from collections.abc import Callable
 from typing import Any, Final, Literal, NamedTuple, Union
 
-from krm_fn.catalog.spec import CatalogSpec, builtin_names, parameter_problem, path_problem
+from krm_fn.catalog.spec import CatalogSpec, GeneratorSpec, builtin_names, parameter_problem, path_problem
 from krm_fn.kubevirt.cluster import ClusterConfig
 from krm_fn.errors import CONFIG_TYPES, ConfigError, shown, type_name
 from krm_fn.kube import kpt_annotations
@@ -45,7 +45,7 @@ def camel(name: str) -> str:
     return head + "".join(p[:1].upper() + p[1:] for p in rest)
 
 
-_CATALOG_KEYS = frozenset(camel(f.name) for f in dataclasses.fields(CatalogSpec))
+_CATALOG_KEYS = frozenset(camel(f.name) for f in dataclasses.fields(CatalogSpec))  # the generator's own keys
 
 
 def load(fn_config: Obj | None, *, force_kind: str | None = None) -> Config:
@@ -99,7 +99,7 @@ def metadata_problems(fn_config: Obj) -> Problems:
 
 def _spec_class(kind: str) -> type[Any]:
     if kind == KIND_CATALOG:
-        return CatalogSpec
+        return GeneratorSpec
     from krm_fn.render.spec import RendererSpec
 
     return RendererSpec
@@ -120,7 +120,9 @@ def _from_configmap(cm: Obj, force_kind: str | None) -> Config:
     kind = flat.pop("kind", None) or force_kind
     if kind is None:
         top = {k.split(".")[0] for k in flat}
-        kind = KIND_CATALOG if top and top <= _CATALOG_KEYS and not top & {"mode"} else KIND_RENDERER
+        # kubevirtVersion belongs to both kinds: a catalog key besides it says the generator
+        rest = top - {"kubevirtVersion"}
+        kind = KIND_CATALOG if rest and rest <= _CATALOG_KEYS and not rest & {"mode"} else KIND_RENDERER
     if kind not in (KIND_CATALOG, KIND_RENDERER):
         raise ConfigError([("data.kind", f"kind {shown(kind)} is not supported; use {KIND_CATALOG} or {KIND_RENDERER}")])
     if not flat:

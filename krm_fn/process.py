@@ -24,6 +24,7 @@ from krm_fn.kube.api import ANN_PACKAGE_PATH, KIND_CATALOG
 from krm_fn.kube.identity import ObjectId, object_id
 from krm_fn.kube.paths import FieldPath, Obj, dotted, iter_objects
 from krm_fn.results import FileRef, ResourceRef, Result, exit_code, not_yet_said
+from krm_fn.kubevirt_versions import release
 
 if TYPE_CHECKING:  # imported lazily at run time (start-up time)
     from krm_fn.io.inputs import Source
@@ -389,22 +390,29 @@ def _config_result(fn_config: Obj | None, path: str, message: str) -> Result:
 def _generate(rl: ResourceList, config: Config, options: Options) -> tuple[list[Obj], list[Result]]:
     from krm_fn.catalog import generate
 
-    generated = generate(config.spec, options.base_dir)
+    spec = config.spec
+    generated = generate(spec, options.base_dir, spec.kubevirt_version)
     directory = _config_dir(config.source)
     items = upsert(rl.items, generated, directory)
-    # what the cluster would make of each object we emit; a builtin catalog's output is the same on every run
-    # and proven admissible by tests (tests/unit/kubevirt/test_admission.py), so only a catalog file's is checked
+    # what the target release's cluster would make of each object we emit: every field known to that release
+    # (its schema), then admission. A builtin catalog's output for the release it follows is the same on every run
+    # and proven admissible by tests (tests/unit/kubevirt/test_admission.py, test_release_schema.py), so only a
+    # catalog file's, or a builtin version pinned by hand, is checked
     results: list[Result] = []
-    if config.spec.path is not None or config.spec.parameters:
+    tag = release(spec.kubevirt_version).tag
+    if spec.path is not None or spec.parameters or spec.version is not None:
         from krm_fn.render.admission import results as admission_results
+        from krm_fn.render.output import release_results
 
         keys = {object_id(obj) for obj in generated}
-        results = admission_results(item for item in items if object_id(item) in keys)
-    if not config.spec.validate_output:
+        results = release_results(generated, spec.kubevirt_version)
+        results += not_yet_said(results, admission_results((item for item in items if object_id(item) in keys),
+                                                            tag=tag))
+    if not spec.validate_output:
         return items, results
     from krm_fn.render.output import output_results
 
-    return items, results + not_yet_said(results, output_results(rl.items, items))
+    return items, results + not_yet_said(results, output_results(rl.items, items, tag))
 
 
 def _config_dir(fn_config: Obj | None) -> str:

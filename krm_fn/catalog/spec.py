@@ -12,6 +12,7 @@ from pathlib import Path, PurePosixPath
 from typing import Final, Literal
 
 from krm_fn.errors import shown
+from krm_fn.kubevirt_versions import KubevirtVersion
 
 BUILTIN_DIR: Final = Path(__file__).resolve().parent / "builtin"
 PARAM_NAME: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")  # used with fullmatch
@@ -43,6 +44,15 @@ class CatalogSpec:
     version: str | None = None          # optional version label value
     parameters: tuple[str, ...] = ()    # catalog parameters as ``name=value`` (e.g. ``gpuDeviceName=nvidia.com/X``)
     validate_output: bool = False       # validate every generated object strictly (krm_fn.render.output)
+
+
+@dataclass(frozen=True, slots=True)
+class GeneratorSpec(CatalogSpec):
+    """``InstancetypeCatalog.spec``: a catalog's settings and the KubeVirt release the objects are for (its
+    builtin version by default; every object checked against its API, ``krm_fn.render.output.release_results``).
+    The renderer's ``spec.catalog`` has no such field: the renderer's own ``kubevirtVersion`` decides there."""
+
+    kubevirt_version: KubevirtVersion | None = None  # unset: the table's default release
 
 
 def builtin_names() -> list[str]:

@@ -42,8 +42,9 @@ class Rendering:
 
         self.spec = spec
         self.source = items
+        self.tag = release(spec.kubevirt_version).tag  # the target release's API
         if spec.mode == "migrate" or spec.migrate:
-            self.items, self.results = migrate(items, shared_revisions=spec.revisions.scope == "shared")
+            self.items, self.results = migrate(items, shared_revisions=spec.revisions.scope == "shared", tag=self.tag)
         else:
             self.items, self.results = items, deprecation_infos(items)
         # cluster-scoped objects stamped with a namespace: stored without it (krm_fn.render.scope)
@@ -52,7 +53,6 @@ class Rendering:
         self.renderer = ItemRenderer(spec, Index(self.items, _served(catalog_objects, spec.catalog.scope)),
                                      self.items) if spec.mode != "migrate" else None
         # every instancetype/preference among the items, as the cluster would admit it (errors, warnings)
-        self.tag = release(spec.kubevirt_version).tag  # the target release's API
         admitted = admission_results(self.items, self.renderer.caches.admission if self.renderer else None,
                                      migrating=spec.mode == "migrate" or spec.migrate, tag=self.tag)
         # one problem, one result: where migrate's own output check and admission agree, admission's words stay

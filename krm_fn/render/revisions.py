@@ -62,14 +62,14 @@ def pinned_name(prefix: str, content: PinnedContent, object_version: str = INSTA
 
 
 def build_pinned_revision(vm: Obj, obj: Obj, kind: str, shared: bool, content: PinnedContent | None = None,
-                          object_version: str = INSTANCETYPE_VERSION) -> Obj:
+                          object_version: str = INSTANCETYPE_VERSION, tag: str = DEFAULT_TAG) -> Obj:
     """A ControllerRevision for a VM rendered offline: content-addressed name, no ownerReferences (the VM's
     uid is unknown), ``object-uid`` only when the object has one, the VM's namespace (if any).
-    ``object_version``: the target release's (``krm_fn.kubevirt_versions``)."""
+    ``object_version``, ``tag``: the target release's (``krm_fn.kubevirt_versions``)."""
     vm_meta = vm.get("metadata") or {}
     obj_meta = obj.get("metadata") or {}
     if content is None:
-        content = PinnedContent.of(obj, kind)
+        content = PinnedContent.of(obj, kind, tag)
     data = content.data  # shared by every revision of this object: nothing mutates it, the emitter writes it out
     obj_name = str(obj_meta.get("name") or "")
     prefix = obj_name if shared else f"{vm_meta.get('name') or ''}-{obj_name}"

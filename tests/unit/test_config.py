@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from krm_fn.catalog.spec import CatalogSpec
+from krm_fn.catalog.spec import CatalogSpec, GeneratorSpec
 from krm_fn.config import load, unflatten
 from krm_fn.errors import ConfigError
 
@@ -42,7 +42,17 @@ def test_configmap_flat_keys_select_the_catalog() -> None:
 def test_configmap_explicit_kind() -> None:
     cfg = load({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "x"},
                 "data": {"kind": "InstancetypeCatalog"}})
-    assert cfg.kind == "InstancetypeCatalog" and cfg.spec == CatalogSpec()
+    assert cfg.kind == "InstancetypeCatalog" and cfg.spec == GeneratorSpec()  # a catalog's settings, kubevirtVersion
+
+
+@pytest.mark.parametrize(("data", "kind"), [
+    ({"kubevirtVersion": "v1.8"}, "VirtualMachineRenderer"),
+    ({"kubevirtVersion": "v1.8", "builtin": "classic"}, "InstancetypeCatalog"),
+])
+def test_configmap_kubevirt_version_belongs_to_both_kinds(data: dict[str, str], kind: str) -> None:
+    """``kubevirtVersion`` alone keeps meaning the renderer; with a catalog key it is the generator's."""
+    cfg = load({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "x"}, "data": data})
+    assert cfg.kind == kind and cfg.spec.kubevirt_version == "v1.8"
 
 
 def test_all_problems_are_reported_at_once_with_paths() -> None:

@@ -49,6 +49,7 @@ from krm_fn.render.migrate.revision import (
 )
 from krm_fn.render.migrate.vm import convert_vm
 from krm_fn.render.output import output_results
+from krm_fn.kubevirt.schema import DEFAULT_TAG
 from krm_fn.results import Result
 
 __all__ = ["deprecation_infos", "migrate"]
@@ -88,9 +89,10 @@ class _Legacy:
 
 
 class _Migrator:
-    def __init__(self, items: list[Any], shared: bool) -> None:
+    def __init__(self, items: list[Any], shared: bool, tag: str) -> None:
         self.items = items
         self.shared = shared
+        self.tag = tag  # the target release's API (output checks, revision data)
         self.results: list[Result] = []
         self.extra: list[Obj] = []
         self.extra_results: list[Result] = []
@@ -145,7 +147,7 @@ class _Migrator:
                 continue
             try:
                 decoded = decode(cr, family, matcher, namespace_of(new))
-                invalid = problems(decoded.obj) if decoded.legacy else []
+                invalid = problems(decoded.obj, self.tag) if decoded.legacy else []
                 if invalid:  # as v1beta1: what the new revision would hold
                     more = f" (and {len(invalid) - 1} more)" if len(invalid) > 1 else ""
                     raise DecodeError(f"its {decoded.source} is not a valid v1beta1 {decoded.kind}: "
@@ -158,7 +160,7 @@ class _Migrator:
                 continue
             if not decoded.legacy:
                 continue  # v1beta1 data: only its labels change (pass 2), under the same name
-            replacement = build_pinned_revision(new, decoded.obj, decoded.kind, self.shared)
+            replacement = build_pinned_revision(new, decoded.obj, decoded.kind, self.shared, tag=self.tag)
             new_name = str(replacement["metadata"]["name"])
             key = (namespace_of(replacement), new_name)
             record = self.legacy.setdefault(id(cr), _Legacy())
@@ -316,13 +318,15 @@ class _Migrator:
         out = [new for item in self.items for new in self.item(item)] + self.extra
         # what migrate emits is checked like every other mode's output (docs/migrate.md): KubeVirt must be able
         # to decode it, revisions' data as v1beta1
-        return out, self.results + self.extra_results + output_results(self.items, out)
+        return out, self.results + self.extra_results + output_results(self.items, out, self.tag)
 
 
-def migrate(items: list[Any], *, shared_revisions: bool = False) -> tuple[list[Any], list[Result]]:
+def migrate(items: list[Any], *, shared_revisions: bool = False,
+            tag: str = DEFAULT_TAG) -> tuple[list[Any], list[Result]]:
     """Every legacy object and reference in ``items`` as v1beta1 (see the module doc); ``shared_revisions``
-    names rewritten revisions like ``revisions.scope: shared`` (one per namespace and content)."""
-    return _Migrator(items, shared_revisions).run()
+    names rewritten revisions like ``revisions.scope: shared`` (one per namespace and content); ``tag``: the
+    target KubeVirt release, whose API the output is checked against and whose Go types write revision data."""
+    return _Migrator(items, shared_revisions, tag).run()
 
 
 def deprecation_infos(items: list[Any]) -> list[Result]:
