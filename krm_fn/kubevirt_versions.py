@@ -41,8 +41,6 @@ class Release(NamedTuple):
     matcher_kind_defaulted: bool = False
     # the VM validating webhook refuses a VM whose instancetype/preference is not found  v1.5
     missing_reference_refused: bool = False
-    # referencePolicy expand/expandAll only with the Beta gate InstancetypeReferencePolicy v1.5
-    reference_policy_gated: bool = False
     # VMI defaults add resources.requests.memory (guest) to what expand returns          v1.5
     expand_memory_request: bool = False
     # any domain.memory of the VM conflicts with an instancetype, on domain.memory        v1.5, v1.6
@@ -86,7 +84,7 @@ _BEFORE_V1_7: Final = dict(_BEFORE_V1_9, alpha_revisions_decoded=True, matcher_k
                            io_threads=False)
 RELEASES: Final[Mapping[str, Release]] = {
     "v1.5": Release(object_version="v1beta1", builtins=DEPLOYED["v1.5"], tag="v1.5.3", **_BEFORE_V1_7,
-                    alpha_versions_served=True, missing_reference_refused=True, reference_policy_gated=True,
+                    alpha_versions_served=True, missing_reference_refused=True,
                     expand_memory_request=True, panic_device_model=False),
     "v1.6": Release(object_version="v1beta1", builtins=DEPLOYED["v1.6"], tag="v1.6.6", **_BEFORE_V1_7),
     "v1.7": Release(object_version="v1beta1", builtins=DEPLOYED["v1.7"], tag="v1.7.4", **_BEFORE_V1_9),
