@@ -5,11 +5,13 @@
   ControllerRevisions the release's VM controller stores and expects (``v1beta1`` so far; KubeVirt plans ``v1``).
 * ``builtins``: builtin catalog -> the version of it the release's virt-operator deploys cluster-wide; the
   default ``spec.version`` of that builtin (renderer fallback, ``InstancetypeCatalog``, ``catalog diff``).
+* ``tag``: the upstream tag the row reproduces (its schema: ``krm_fn.kubevirt.schema``).
+* the behaviour switches (:class:`Release`): what the release's instancetype code does differently
+  (shared/docs/kubevirt-releases.md section 6), checked against what each tag's own code answers for the
+  conformance inputs (shared/conformance-releases, ``tests/test_conformance_releases.py``).
 
-A release is in the table only when both are known from its source (shared/reference/kubevirt-operator-bundle)
-and the engine renders as it does. ``DEPLOYED`` says, for every release line upstream still patches, which
-builtin versions its virt-operator deploys (shared/reference/kubevirt-releases): evidence for ``catalog diff
---builtin NAME@auto`` and the rows ``RELEASES`` gains once the engine has those releases' semantics.
+``DEPLOYED`` says, for every release line upstream still patches, which builtin versions its virt-operator
+deploys (shared/reference/kubevirt-releases): also evidence for ``catalog diff --builtin NAME@auto``.
 """
 
 from __future__ import annotations
