@@ -10,9 +10,9 @@ what the validator (``krm_fn.kubevirt.schema.validation``) and the Go round trip
 and annotated with the Go serialisation of every field (``tools/gotypes.py``).
 
 Usage: ``python3 tools/gen_schema.py [SWAGGER] [OUT]`` (defaults: ``../shared/schemas/kubevirt-swagger.json``
-next to the repository, ``krm_fn/kubevirt/schema/kubevirt.json``; the releases are read from
-``releases/`` beside SWAGGER's directory's ``reference/kubevirt-releases``). ``--check`` exits 1 when an output
-is stale.
+next to the repository, ``krm_fn/kubevirt/schema/kubevirt.json``; each release's ``swagger.json`` is read from
+``reference/kubevirt-releases/<tag>/`` of the same ``shared`` directory, its output written to ``releases/``
+beside OUT). ``--check`` exits 1 when an output is stale.
 """
 
 from __future__ import annotations

@@ -118,6 +118,38 @@ def test_round_trip_drops_what_the_release_does_not_know() -> None:
         assert spec["devices"]["preferredDiskBus"] == "virtio"
 
 
+# shared/conformance-releases cases whose only difference from main is a field the release does not know
+# (differences.yaml): preferredVideoType and preferredLaunchSecurity (v1.8), preferredArchitecture and ioThreads
+# (v1.6)
+SCHEMA_CASES = [
+    ("v1.8", "108-catalog-preference-windows.2k12.virtio"),
+    ("v1.8", "114-catalog-preference-windows.2k22.virtio"),
+    ("v1.8", "504-features-launchsecurity-pref"),
+    ("v1.6", "075-catalog-preference-fedora.arm64"),
+    ("v1.6", "193-conflicts-none"),
+]
+
+
+@pytest.mark.parametrize(("line", "case"), SCHEMA_CASES, ids=[f"{line}-{case}" for line, case in SCHEMA_CASES])
+def test_release_answers_of_schema_only_cases(line: str, case: str) -> None:
+    """The release's expanded VMs and revision data, exactly as its own code wrote them."""
+    tag = RELEASES[line].tag
+    docs, expected = _conformance_case(tag, case)
+    index = Index(docs)
+    vms = [d for d in docs if d.get("kind") == "VirtualMachine"]
+    assert len(vms) == len(expected)
+    for vm, entry in zip(vms, expected):
+        stages = vm_stages(vm, index, ClusterConfig(), release=RELEASES[line])
+        assert entry["error"] is None and stages.rejection is None and stages.expanded is not None
+        assert diff_paths(entry["expanded"], stages.expanded) == []
+        want = {r["data"]["kind"]: r["data"] for r in entry["revisions"]}
+        assert stages.mutated is not None
+        for family in ("instancetype", "preference"):
+            if family in stages.mutated["spec"]:
+                kind, obj = find_object(stages.mutated, family, index)
+                assert diff_paths(want[kind], revision_data(obj, kind, tag)) == []
+
+
 def _conformance_case(tag: str, case: str) -> tuple[list[Any], list[Any]]:
     shared = shared_dir()
     given = shared / "conformance" / "cases" / case / "input.yaml"
