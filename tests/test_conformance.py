@@ -24,6 +24,7 @@ from tests.engine_support import (
     Case,
     Rendered,
     VMError,
+    as_stored,
     build_revision,
     case_dirs,
     compare_revisions,
@@ -101,24 +102,30 @@ def test_revisions(path: Path) -> None:
 
 
 # --- the same corpus through the real entry point (bytes in, bytes out) -------------------------------
-def _resource_list(case: Case) -> bytes:
+def _resource_list(case: Case, version: KubevirtVersion | None = None) -> bytes:
     import yaml
 
+    spec: dict[str, object] = {"mode": "expand", "catalog": {"builtin": "none"}}
+    items = case.items
+    if version is not None:
+        spec["kubevirtVersion"] = version
+        items = as_stored(items, release(version).tag)
     config = {"apiVersion": "kubevirt-krm.dev/v1alpha1", "kind": "VirtualMachineRenderer",
-              "metadata": {"name": "render"}, "spec": {"mode": "expand", "catalog": {"builtin": "none"}}}
+              "metadata": {"name": "render"}, "spec": spec}
     # List wrappers are flattened: a ResourceList item must have a metadata.name (kpt/kustomize flatten Lists)
-    rl = {"apiVersion": "config.kubernetes.io/v1", "kind": "ResourceList", "items": case.items,
+    rl = {"apiVersion": "config.kubernetes.io/v1", "kind": "ResourceList", "items": items,
           "functionConfig": config}
     return yaml.safe_dump(rl, sort_keys=False).encode()
 
 
-def _run_process(case: Case) -> list[str]:
+def _run_process(case: Case, version: KubevirtVersion | None = None) -> list[str]:
+    """The case through the real entry point (``version``: ``spec.kubevirtVersion``)."""
     import yaml
 
     from krm_fn.process import process
     from tests.engine_support import flatten
 
-    out = yaml.safe_load(process(_resource_list(case)).data)
+    out = yaml.safe_load(process(_resource_list(case, version)).data)
     vms = [o for o in flatten(out.get("items") or []) if o.get("kind") == "VirtualMachine"]
     by_vm: dict[tuple[str, str], list[VMError]] = {}
     for r in out.get("results") or []:

@@ -1,7 +1,9 @@
 """The conformance corpus per KubeVirt release (``shared/conformance-releases/<tag>``): the 201 inputs of
 ``shared/conformance``, each answered as that release's own code answers it, through the renderer with
 ``kubevirtVersion`` set to the release's line. The same checks as :mod:`tests.test_conformance` (its helpers):
-expand mode, the store's revisions, and expand mode again from the revisions mode's pins.
+expand mode (engine API and bytes through ``process``), the store's revisions, and expand mode again from the
+revisions mode's pins. The corpus's instancetypes and preferences are objects the cluster holds, so they are
+given as the release's API server stored them (``engine_support.as_stored``: fields it does not know pruned).
 
 The releases' expectations omit ``creationTimestamp: null`` (the harness dropped what the apimachinery of v1.7
 and older writes for a zero timestamp, ``shared/conformance-releases/README.md``), so they compare as main's do.
@@ -18,7 +20,7 @@ import pytest
 
 from krm_fn.kubevirt_versions import RELEASES, KubevirtVersion
 from tests.engine_support import case_dirs, load_case, release_dir, rendered
-from tests.test_conformance import _run_expand, _run_pinned_round_trip, _run_revisions
+from tests.test_conformance import _run_expand, _run_pinned_round_trip, _run_process, _run_revisions
 
 # the older release lines and the upstream tag each reproduces; v1.9 and v1.10 answer as main (test_conformance)
 VERSIONS: tuple[KubevirtVersion, ...] = ("v1.8", "v1.7", "v1.6", "v1.5")
@@ -40,6 +42,12 @@ def test_the_release_expectations_are_present() -> None:
 @pytest.mark.parametrize(("version", "path"), PARAMS)
 def test_expand(version: KubevirtVersion, path: Path) -> None:
     problems = _run_expand(rendered(path, "expand", version))
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize(("version", "path"), PARAMS)
+def test_expand_through_process(version: KubevirtVersion, path: Path) -> None:
+    problems = _run_process(load_case(path, RELEASES[version].tag), version)
     assert not problems, "\n".join(problems)
 
 
