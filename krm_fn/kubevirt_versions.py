@@ -5,11 +5,13 @@
   ControllerRevisions the release's VM controller stores and expects (``v1beta1`` so far; KubeVirt plans ``v1``).
 * ``builtins``: builtin catalog -> the version of it the release's virt-operator deploys cluster-wide; the
   default ``spec.version`` of that builtin (renderer fallback, ``InstancetypeCatalog``, ``catalog diff``).
+* ``tag``: the upstream tag the row reproduces (its schema: ``krm_fn.kubevirt.schema``).
+* the behaviour switches (:class:`Release`): what the release's instancetype code does differently
+  (shared/docs/kubevirt-releases.md section 6), checked against what each tag's own code answers for the
+  conformance inputs (shared/conformance-releases, ``tests/test_conformance_releases.py``).
 
-A release is in the table only when both are known from its source (shared/reference/kubevirt-operator-bundle)
-and the engine renders as it does. ``DEPLOYED`` says, for every release line upstream still patches, which
-builtin versions its virt-operator deploys (shared/reference/kubevirt-releases): evidence for ``catalog diff
---builtin NAME@auto`` and the rows ``RELEASES`` gains once the engine has those releases' semantics.
+``DEPLOYED`` says, for every release line upstream still patches, which builtin versions its virt-operator
+deploys (shared/reference/kubevirt-releases): also evidence for ``catalog diff --builtin NAME@auto``.
 """
 
 from __future__ import annotations
@@ -24,11 +26,45 @@ KubevirtVersion = Literal["v1.5", "v1.6", "v1.7", "v1.8", "v1.9", "v1.10"]
 
 
 class Release(NamedTuple):
+    """One release line. The behaviour switches (shared/docs/kubevirt-releases.md section 6, one per row that
+    changes what a render answers) are read from the row handed down by ``kubevirt.pipeline.vm_stages``; each is
+    named for what it turns on, ``True`` where the release does it."""
+
     object_version: str
     builtins: Mapping[str, str]
     # the upstream tag whose code and API the row reproduces (shared/reference/kubevirt-releases/<tag>,
     # shared/conformance-releases/<tag>; ``main`` stands for upstream main, which answers as v1.9.0)
     tag: str
+    # v1alpha1/v1alpha2 objects are served (with a deprecation warning per request)       v1.5
+    alpha_versions_served: bool = False
+    # revisions holding v1alpha1/v1alpha2 (or legacy spec-revision) data decode          v1.5, v1.6
+    alpha_revisions_decoded: bool = False
+    # the VM mutating webhook fills an empty matcher kind with the cluster kind           v1.5, v1.6
+    matcher_kind_defaulted: bool = False
+    # the VM validating webhook refuses a VM whose instancetype/preference is not found  v1.5
+    missing_reference_refused: bool = False
+    # VMI defaults add resources.requests.memory (guest) to what expand returns          v1.5
+    expand_memory_request: bool = False
+    # any domain.memory of the VM conflicts with an instancetype, on domain.memory        v1.5, v1.6
+    memory_conflict_whole: bool = False
+    # the old inferFromVolume + name/kind wording ("should not be provided when ...")     v1.5, v1.6
+    infer_matcher_message: bool = False
+    # preferredPanicDeviceModel fills the model of the VM's panic devices                 v1.6+
+    panic_device_model: bool = True
+    # preferredArchitecture (mutation, apply) and requirements.architecture               v1.7+
+    architecture_preference: bool = True
+    # instancetype ioThreads.supplementalPoolThreadCount applied                          v1.7+
+    io_threads: bool = True
+    # preferredPanicDeviceModel also creates a panic device when the VM has none          v1.9+
+    panic_device_created: bool = True
+    # preferredVideoType creates/fills devices.video.type                                 v1.9+
+    video_type: bool = True
+    # preferredLaunchSecurity fills domain.launchSecurity                                 v1.9+
+    launch_security_pref: bool = True
+    # an instancetype's launchSecurity draws the deprecation warning                      v1.9+
+    launch_security_warning: bool = True
+    # inferFromVolume follows VolumeSnapshot sources                                      v1.9+
+    infer_snapshot_sources: bool = True
 
 
 # release line -> builtin -> the version its virt-operator embeds and creates cluster-wide (the bundles of the
@@ -42,15 +78,25 @@ DEPLOYED: Final[Mapping[str, Mapping[str, str]]] = {
     "v1.10": {"common-instancetypes": "v1.7.0"},  # main d923fdb8
 }
 
+# what v1.7 and v1.8 lack of v1.9 (v1.8 changed nothing here); the older rows add to it
+_BEFORE_V1_9: Final = dict(panic_device_created=False, video_type=False, launch_security_pref=False,
+                           launch_security_warning=False, infer_snapshot_sources=False)
+_BEFORE_V1_7: Final = dict(_BEFORE_V1_9, alpha_revisions_decoded=True, matcher_kind_defaulted=True,
+                           memory_conflict_whole=True, infer_matcher_message=True, architecture_preference=False,
+                           io_threads=False)
 RELEASES: Final[Mapping[str, Release]] = {
-    "v1.5": Release(object_version="v1beta1", builtins=DEPLOYED["v1.5"], tag="v1.5.3"),
-    "v1.6": Release(object_version="v1beta1", builtins=DEPLOYED["v1.6"], tag="v1.6.6"),
-    "v1.7": Release(object_version="v1beta1", builtins=DEPLOYED["v1.7"], tag="v1.7.4"),
-    "v1.8": Release(object_version="v1beta1", builtins=DEPLOYED["v1.8"], tag="v1.8.4"),
+    "v1.5": Release(object_version="v1beta1", builtins=DEPLOYED["v1.5"], tag="v1.5.3", **_BEFORE_V1_7,
+                    alpha_versions_served=True, missing_reference_refused=True,
+                    expand_memory_request=True, panic_device_model=False),
+    "v1.6": Release(object_version="v1beta1", builtins=DEPLOYED["v1.6"], tag="v1.6.6", **_BEFORE_V1_7),
+    "v1.7": Release(object_version="v1beta1", builtins=DEPLOYED["v1.7"], tag="v1.7.4", **_BEFORE_V1_9),
+    "v1.8": Release(object_version="v1beta1", builtins=DEPLOYED["v1.8"], tag="v1.8.4", **_BEFORE_V1_9),
     "v1.9": Release(object_version="v1beta1", builtins=DEPLOYED["v1.9"], tag="v1.9.0"),
     "v1.10": Release(object_version="v1beta1", builtins=DEPLOYED["v1.10"], tag="main"),
 }
 DEFAULT: Final[KubevirtVersion] = "v1.9"  # the latest release
+LATEST: Final[Release] = RELEASES[DEFAULT]  # the row lower layers default to
+_BY_TAG: Final[Mapping[str, Release]] = {row.tag: row for row in RELEASES.values()}
 
 
 def release(version: str | None) -> Release:
@@ -60,6 +106,11 @@ def release(version: str | None) -> Release:
         raise FnError(f"unknown KubeVirt version {version!r} (known: {', '.join(RELEASES)})",
                       ("spec", "kubevirtVersion"))
     return row
+
+
+def release_of(tag: str) -> Release:
+    """The row reproducing upstream ``tag`` (for what is handed a schema's tag rather than the row)."""
+    return _BY_TAG[tag]
 
 
 def deployed_by(builtin: str, version: str) -> list[str]:

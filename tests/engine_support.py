@@ -26,13 +26,17 @@ from krm_fn.kube.api import (
     LABEL_OBJECT_NAME,
     LABEL_OBJECT_UID,
     LABEL_OBJECT_VERSION,
+    TYPE_KINDS,
     VM_API_VERSION,
 )
 from krm_fn.kube.paths import Obj
+from krm_fn.kubevirt.find import decoded_spec
 from krm_fn.kubevirt.conflict import Conflict
 from krm_fn.kubevirt.rejection import STAGE_PREFIX
 from krm_fn.kubevirt.revision import revision_data
+from krm_fn.kubevirt.schema import DEFAULT_TAG
 from krm_fn.kubevirt.schema.roundtrip import encode_object
+from krm_fn.kubevirt_versions import RELEASES, KubevirtVersion
 from tests.render_support import render
 from krm_fn.render.spec import RendererSpec
 from krm_fn.results import FOLLOWS_FROM, Result
@@ -52,6 +56,11 @@ def shared_dir() -> Path:
 
 def conformance_dir() -> Path:
     return shared_dir() / "conformance"
+
+
+def release_dir(tag: str) -> Path:
+    """What the KubeVirt release ``tag`` answers for the same inputs (``shared/conformance-releases/<tag>``)."""
+    return shared_dir() / "conformance-releases" / tag
 
 
 @dataclass(frozen=True)
@@ -78,18 +87,18 @@ def case_dirs() -> list[Path]:
 
 
 @functools.cache
-def _parsed_case(path: Path) -> tuple[list[Any], list[dict[str, Any]]]:
-    with open(path / "input.yaml", encoding="utf-8") as f:
-        docs = [d for d in yaml.safe_load_all(f) if d is not None]
-    with open(path / "expected.yaml", encoding="utf-8") as f:
-        expected = yaml.safe_load(f) or []
-    return docs, expected
+def _parsed_yaml(path: Path) -> list[Any]:
+    with open(path, encoding="utf-8") as f:
+        return [d for d in yaml.safe_load_all(f) if d is not None]
 
 
-def load_case(path: Path) -> Case:
+def load_case(path: Path, tag: str | None = None) -> Case:
     """A case, its files parsed once per run (PyYAML's pure-Python loader was most of the corpus tests' time);
-    every call gets its own copy."""
-    docs, expected = _parsed_case(path)
+    every call gets its own copy. ``tag``: the expectations of that KubeVirt release (:func:`release_dir`) for
+    the same input, instead of main's."""
+    docs = _parsed_yaml(path / "input.yaml")
+    expected_dir = path if tag is None else release_dir(tag) / "cases" / path.name
+    expected = (_parsed_yaml(expected_dir / "expected.yaml") or [[]])[0]
     return Case(path.name, path, copy.deepcopy(docs), copy.deepcopy(expected))
 
 
@@ -104,12 +113,21 @@ class Rendered:
 
 
 @functools.cache
-def rendered(path: Path, mode: str) -> Rendered:
-    """A case rendered in ``mode`` once per run; the tests that share it only read it."""
-    case = load_case(path)
-    items = case.items
-    out, results = render(items, RendererSpec(mode=mode), [])
+def rendered(path: Path, mode: str, version: KubevirtVersion | None = None) -> Rendered:
+    """A case rendered in ``mode`` once per run; the tests that share it only read it. ``version``: the
+    ``kubevirtVersion`` rendered for, its case holding that release's expectations (else main's)."""
+    case = load_case(path, None if version is None else RELEASES[version].tag)
+    items = case.items if version is None else as_stored(case.items, RELEASES[version].tag)
+    out, results = render(items, RendererSpec(mode=mode, kubevirt_version=version), [])
     return Rendered(case, items, out, results)
+
+
+def as_stored(items: list[Obj], tag: str) -> list[Obj]:
+    """``items`` as a cluster of KubeVirt ``tag`` holds them: the corpus's instancetypes and preferences are
+    objects the cluster has, so a field that release's CRDs do not know was pruned when it was stored (the
+    renderer would refuse to create them: ``render.items``). Everything else is the same object."""
+    return [{**o, "spec": decoded_spec(o, str(o["kind"]), tag)} if o.get("kind") in TYPE_KINDS else o
+            for o in items]
 
 
 def flatten(docs: Iterable[Any]) -> Iterator[Obj]:
@@ -303,9 +321,10 @@ def revision_name(vm_name: str, obj_name: str, uid: str, generation: Any) -> str
     return f"{vm_name}-{obj_name}-{INSTANCETYPE_VERSION}-{uid}-{int(generation or 0)}"
 
 
-def build_revision(vm: Obj, obj: Obj, kind: str) -> Obj:
-    """The ControllerRevision KubeVirt's VM controller stores for ``obj`` (an instancetype or preference)
-    owned by ``vm`` (``revision/store.go``); ``ownerReferences`` only when the VM has a ``metadata.uid``."""
+def build_revision(vm: Obj, obj: Obj, kind: str, tag: str = DEFAULT_TAG) -> Obj:
+    """The ControllerRevision KubeVirt's VM controller (of release ``tag``) stores for ``obj`` (an instancetype or
+    preference) owned by ``vm`` (``revision/store.go``); ``ownerReferences`` only when the VM has a
+    ``metadata.uid``."""
     vm_meta = vm.get("metadata") or {}
     obj_meta = obj.get("metadata") or {}
     uid = str(obj_meta.get("uid") or "")
@@ -335,6 +354,6 @@ def build_revision(vm: Obj, obj: Obj, kind: str) -> Obj:
         "apiVersion": CONTROLLER_REVISION_API_VERSION,
         "kind": KIND_CONTROLLER_REVISION,
         "metadata": metadata,
-        "data": revision_data(obj, kind),
+        "data": revision_data(obj, kind, tag),
         "revision": 0,
     }

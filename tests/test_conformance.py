@@ -19,10 +19,12 @@ from krm_fn.kubevirt.find import FindError, find_object
 from krm_fn.kubevirt.pipeline import vm_stages
 from tests.render_support import render
 from krm_fn.render.spec import RendererSpec
+from krm_fn.kubevirt_versions import KubevirtVersion, release
 from tests.engine_support import (
     Case,
     Rendered,
     VMError,
+    as_stored,
     build_revision,
     case_dirs,
     compare_revisions,
@@ -60,14 +62,16 @@ def _run_expand(run: Rendered) -> list[str]:
     return problems
 
 
-def _run_revisions(case: Case) -> list[str]:
+def _run_revisions(case: Case, version: KubevirtVersion | None = None) -> list[str]:
+    """The revisions KubeVirt's store makes for each VM (``version``: of that release)."""
     items = case.items
     index = Index(items)
+    row = release(version)
     problems: list[str] = []
     for vm, entry in zip(case.vms, case.expected):
         if not entry.get("revisions"):
             continue
-        outcome = vm_stages(vm, index, ClusterConfig())
+        outcome = vm_stages(vm, index, ClusterConfig(), release=row)
         mutated = outcome.mutated
         assert mutated is not None
         built = []
@@ -80,7 +84,7 @@ def _run_revisions(case: Case) -> list[str]:
             except FindError as err:
                 problems.append(f"{entry['vm']}: {err.message}")
                 continue
-            built.append(build_revision(mutated, obj, kind))
+            built.append(build_revision(mutated, obj, kind, row.tag))
         problems.extend(f"{entry['vm']}: {p}" for p in compare_revisions(entry["revisions"], built))
     return problems
 
@@ -98,24 +102,30 @@ def test_revisions(path: Path) -> None:
 
 
 # --- the same corpus through the real entry point (bytes in, bytes out) -------------------------------
-def _resource_list(case: Case) -> bytes:
+def _resource_list(case: Case, version: KubevirtVersion | None = None) -> bytes:
     import yaml
 
+    spec: dict[str, object] = {"mode": "expand", "catalog": {"builtin": "none"}}
+    items = case.items
+    if version is not None:
+        spec["kubevirtVersion"] = version
+        items = as_stored(items, release(version).tag)
     config = {"apiVersion": "kubevirt-krm.dev/v1alpha1", "kind": "VirtualMachineRenderer",
-              "metadata": {"name": "render"}, "spec": {"mode": "expand", "catalog": {"builtin": "none"}}}
+              "metadata": {"name": "render"}, "spec": spec}
     # List wrappers are flattened: a ResourceList item must have a metadata.name (kpt/kustomize flatten Lists)
-    rl = {"apiVersion": "config.kubernetes.io/v1", "kind": "ResourceList", "items": case.items,
+    rl = {"apiVersion": "config.kubernetes.io/v1", "kind": "ResourceList", "items": items,
           "functionConfig": config}
     return yaml.safe_dump(rl, sort_keys=False).encode()
 
 
-def _run_process(case: Case) -> list[str]:
+def _run_process(case: Case, version: KubevirtVersion | None = None) -> list[str]:
+    """The case through the real entry point (``version``: ``spec.kubevirtVersion``)."""
     import yaml
 
     from krm_fn.process import process
     from tests.engine_support import flatten
 
-    out = yaml.safe_load(process(_resource_list(case)).data)
+    out = yaml.safe_load(process(_resource_list(case, version)).data)
     vms = [o for o in flatten(out.get("items") or []) if o.get("kind") == "VirtualMachine"]
     by_vm: dict[tuple[str, str], list[VMError]] = {}
     for r in out.get("results") or []:
@@ -140,11 +150,11 @@ def test_expand_through_process(path: Path) -> None:
 _TYPE_KINDS = INSTANCETYPE_KINDS | PREFERENCE_KINDS
 
 
-def _run_pinned_round_trip(run: Rendered) -> list[str]:
+def _run_pinned_round_trip(run: Rendered, version: KubevirtVersion | None = None) -> list[str]:
     case = run.case
     pinned = copy.deepcopy(run.out)  # the shared revisions render stays as it was whatever expand does
     without_types = [o for o in pinned if o.get("kind") not in _TYPE_KINDS]
-    out, results = render(without_types, RendererSpec(mode="expand"), [])
+    out, results = render(without_types, RendererSpec(mode="expand", kubevirt_version=version), [])
     by_vm = results_by_vm(results)
     pairs = [(i, o) for i, o in zip(without_types, out) if o.get("kind") == "VirtualMachine"]
     problems: list[str] = []

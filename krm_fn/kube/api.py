@@ -38,6 +38,8 @@ OPENSHIFT_TEMPLATE_API_VERSION = "template.openshift.io/v1"
 INSTANCETYPE_GROUP = "instancetype.kubevirt.io"
 INSTANCETYPE_VERSION = "v1beta1"
 INSTANCETYPE_API_VERSION = "instancetype.kubevirt.io/v1beta1"
+# served with deprecation warnings up to v1.5, decodable in revisions up to v1.6, removed in v1.7
+ALPHA_API_VERSIONS: Final = frozenset({"instancetype.kubevirt.io/v1alpha1", "instancetype.kubevirt.io/v1alpha2"})
 KIND_INSTANCETYPE = "VirtualMachineInstancetype"
 KIND_CLUSTER_INSTANCETYPE = "VirtualMachineClusterInstancetype"
 KIND_PREFERENCE = "VirtualMachinePreference"
@@ -50,6 +52,9 @@ CLUSTER_SCOPED_KINDS = frozenset({KIND_CLUSTER_INSTANCETYPE, KIND_CLUSTER_PREFER
 Family = Literal["instancetype", "preference"]
 FAMILIES: Final[tuple[Family, ...]] = ("instancetype", "preference")
 MATCHER_TYPE: Final[dict[Family, str]] = {"instancetype": "InstancetypeMatcher", "preference": "PreferenceMatcher"}
+# the kind v1.5/v1.6's mutating webhook writes into a matcher without one
+CLUSTER_KIND: Final[dict[Family, str]] = {"instancetype": "virtualmachineclusterinstancetype",
+                                          "preference": "virtualmachineclusterpreference"}
 FAMILY_KINDS: Final[dict[Family, frozenset[str]]] = {"instancetype": INSTANCETYPE_KINDS, "preference": PREFERENCE_KINDS}
 TYPE_KINDS: Final = INSTANCETYPE_KINDS | PREFERENCE_KINDS
 

@@ -9,6 +9,7 @@ from typing import Final
 from krm_fn.kube.paths import Obj, ensure_map, get2, get3
 from krm_fn.kubevirt.cluster import ClusterConfig
 from krm_fn.kube.quantity import QuantityError, from_json
+from krm_fn.kubevirt_versions import LATEST, Release
 
 DEFAULT_CPU_REQUEST: Final = "100m"
 MACHINE_TYPES: Final[dict[str, str]] = {
@@ -99,6 +100,20 @@ def _set_resource_requests(cluster: ClusterConfig, vmi: Obj) -> None:
             ensure_map(resources, ("requests",))["cpu"] = cluster.cpu_request
 
 
+def _set_memory_request(resources: Obj, memory: Obj) -> None:
+    """v1.5's memory request: the limit, else the guest memory (else the hugepages page size), as a cluster
+    without ``memoryOvercommit`` (100%) takes it."""
+    requests = resources.get("requests") or {}
+    if "memory" in requests:
+        return
+    limit = (resources.get("limits") or {}).get("memory")
+    amount = limit if not _quantity_is_zero(limit) else memory.get("guest")
+    if amount is None:
+        amount = get2(memory, "hugepages", "pageSize")
+    if not _quantity_is_zero(amount):
+        ensure_map(resources, ("requests",))["memory"] = amount
+
+
 def _set_guest_memory(vmi: Obj) -> None:
     memory = ensure_map(vmi, ("domain", "memory"))
     if memory.get("guest") is not None:
@@ -151,13 +166,16 @@ def machine_type_for(cluster: ClusterConfig, arch: str) -> str:
     return cluster.machine_type or MACHINE_TYPES.get(arch, MACHINE_TYPES["amd64"])
 
 
-def set_default_vmi_spec(cluster: ClusterConfig, vmi: Obj) -> None:
-    """``SetDefaultVirtualMachineInstanceSpec`` on a VMI spec (VM: ``spec.template.spec``)."""
+def set_default_vmi_spec(cluster: ClusterConfig, vmi: Obj, release: Release = LATEST) -> None:
+    """``SetDefaultVirtualMachineInstanceSpec`` on a VMI spec (VM: ``spec.template.spec``), as ``release`` sets
+    them (v1.5 also a memory request)."""
     if not vmi.get("architecture"):
         vmi["architecture"] = cluster.architecture
     if not get3(vmi, "domain", "machine", "type"):
         ensure_map(vmi, ("domain", "machine"))["type"] = machine_type_for(cluster, str(vmi["architecture"]))
     _set_resource_requests(cluster, vmi)
+    if release.expand_memory_request:
+        _set_memory_request(ensure_map(vmi, ("domain", "resources")), get2(vmi, "domain", "memory") or {})
     _set_guest_memory(vmi)
     _set_cpu_topology(vmi)
     _set_image_pull_policies(vmi)

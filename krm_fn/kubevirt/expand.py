@@ -18,11 +18,13 @@ from krm_fn.kubevirt.defaults import (
     set_default_vmi_spec,
     set_default_volume_disks,
 )
+from krm_fn.kubevirt_versions import LATEST, Release
 
 
-def expand(vm: Obj, it: Obj | None, pref: Obj | None, cluster: ClusterConfig) -> Obj | list[Conflict] | DefaultsError:
-    """``Expand`` once the specs are found (the caller handles lookup failures). Changes ``vm`` in place (pass
-    a :func:`krm_fn.kubevirt.vmcopy.expand_copy`) and returns it, or the error."""
+def expand(vm: Obj, it: Obj | None, pref: Obj | None, cluster: ClusterConfig,
+           release: Release = LATEST) -> Obj | list[Conflict] | DefaultsError:
+    """``Expand`` once the specs are found (the caller handles lookup failures), as ``release`` expands. Changes
+    ``vm`` in place (pass a :func:`krm_fn.kubevirt.vmcopy.expand_copy`) and returns it, or the error."""
     template = ensure_map(vm, ("spec", "template"))
     vmi = ensure_map(template, ("spec",))
     meta = ensure_map(template, ("metadata",))
@@ -31,11 +33,11 @@ def expand(vm: Obj, it: Obj | None, pref: Obj | None, cluster: ClusterConfig) ->
         set_default_network_interface(cluster, vmi)
     except DefaultsError as err:
         return err
-    conflicts = apply_to_vmi(VM_BASE, it, pref, vmi, meta)
+    conflicts = apply_to_vmi(VM_BASE, it, pref, vmi, meta, release)
     if conflicts:
         return conflicts
     # the defaults come after the specs, so that they never conflict with them
-    set_default_vmi_spec(cluster, vmi)
+    set_default_vmi_spec(cluster, vmi, release)
     # the matchers (and our status refs) go, so that the returned VM can be used as is
     spec = vm["spec"]
     spec.pop("instancetype", None)

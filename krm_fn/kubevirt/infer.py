@@ -39,11 +39,14 @@ class InferError(Exception):
 
 
 class _Resolver:
-    def __init__(self, vm: Obj, family: Family, index: Index) -> None:
+    """``snapshots``: VolumeSnapshot sources are followed (v1.9+); before, only PVC sources are."""
+
+    def __init__(self, vm: Obj, family: Family, index: Index, snapshots: bool = True) -> None:
         self.vm = vm
         self.namespace = namespace_of(vm)
         self.name_label, self.kind_label = NAME_LABELS[family]
         self.index = index
+        self.snapshots = snapshots
 
     def _get(self, kind: str, resource: str, namespace: str, name: str) -> Obj:
         obj = self.index.get(kind, namespace, name)
@@ -99,7 +102,7 @@ class _Resolver:
         pvc = source.get("pvc")
         if pvc is not None:
             return self.from_pvc(str(pvc.get("name") or ""), str(pvc.get("namespace") or ""))
-        snapshot = source.get("snapshot")
+        snapshot = source.get("snapshot") if self.snapshots else None
         if snapshot is not None:
             return self.from_snapshot(str(snapshot.get("name") or ""), str(snapshot.get("namespace") or ""))
         return None
@@ -135,12 +138,13 @@ class _Resolver:
         found = self.from_pvc_or_snapshot(get2(ds, "spec", "source") or {})
         if found is not None:
             return found
-        raise InferError("unable to infer defaults from DataSource that doesn't provide DataVolumeSourcePVC or "
-                         "DataVolumeSourceSnapshot", ignorable=True)
+        provides = "DataVolumeSourcePVC or DataVolumeSourceSnapshot" if self.snapshots else "DataVolumeSourcePVC"
+        raise InferError(f"unable to infer defaults from DataSource that doesn't provide {provides}", ignorable=True)
 
 
-def infer_matcher(vm: Obj, family: Family, index: Index) -> None:
-    """Resolve ``inferFromVolume`` for one matcher, mutating ``vm`` (a copy); raises :class:`InferError`."""
+def infer_matcher(vm: Obj, family: Family, index: Index, snapshots: bool = True) -> None:
+    """Resolve ``inferFromVolume`` for one matcher, mutating ``vm`` (a copy); raises :class:`InferError`.
+    ``snapshots``: the release follows VolumeSnapshot sources (v1.9+)."""
     spec = vm.get("spec")
     matcher = spec.get(family) if isinstance(spec, dict) else None
     if not isinstance(matcher, dict) or not matcher.get("inferFromVolume"):
@@ -148,7 +152,7 @@ def infer_matcher(vm: Obj, family: Family, index: Index) -> None:
     assert isinstance(spec, dict)
     policy = matcher.get("inferFromVolumeFailurePolicy")
     try:
-        name, kind = _Resolver(vm, family, index).resolve(str(matcher["inferFromVolume"]))
+        name, kind = _Resolver(vm, family, index, snapshots).resolve(str(matcher["inferFromVolume"]))
     except InferError as err:
         if err.ignorable and policy == POLICY_IGNORE:
             del spec[family]
@@ -161,6 +165,6 @@ def infer_matcher(vm: Obj, family: Family, index: Index) -> None:
             domain.pop("memory", None)
 
 
-def infer_matchers(vm: Obj, index: Index) -> None:
+def infer_matchers(vm: Obj, index: Index, snapshots: bool = True) -> None:
     for family in FAMILIES:
-        infer_matcher(vm, family, index)
+        infer_matcher(vm, family, index, snapshots)

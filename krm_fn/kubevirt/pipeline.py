@@ -31,9 +31,15 @@ from krm_fn.kubevirt.schema import DEFAULT_TAG
 from krm_fn.kubevirt.schema.roundtrip import encode_shared
 from krm_fn.kubevirt.schema.validation import schema_errors
 from krm_fn.kubevirt.vmcopy import expand_copy
-from krm_fn.kubevirt.webhooks.vm.admitter import admit, conflicts_rejection, requirements_rejection, spread_rejection
-from krm_fn.kubevirt.webhooks.vm.mutator import mutate, persist_preferences
-from krm_fn.kubevirt_versions import Release, release as release_row
+from krm_fn.kubevirt.webhooks.vm.admitter import (
+    admit,
+    conflicts_rejection,
+    lookup_rejection,
+    requirements_rejection,
+    spread_rejection,
+)
+from krm_fn.kubevirt.webhooks.vm.mutator import default_matcher_kinds, mutate, persist_preferences
+from krm_fn.kubevirt_versions import LATEST, Release
 
 VM_DEFINITION: Final = "v1.VirtualMachine"
 
@@ -94,7 +100,7 @@ def vm_stages(vm: Obj, index: Index, cluster: ClusterConfig, caches: Caches | No
     reads its behaviour switches from it, and its ``tag`` names the schema every object is read with (the VM
     validated, the specs found decoded, the expanded VM written)."""
     if release is None:
-        release = release_row(None)
+        release = LATEST
     tag = release.tag
     rejection = check_schema(vm, tag)
     if rejection:
@@ -105,7 +111,7 @@ def vm_stages(vm: Obj, index: Index, cluster: ClusterConfig, caches: Caches | No
         found = find_matches(vm, index, caches, tag=tag)
     if not found:  # no matchers
         return VmStages(found)
-    inferred = mutate(vm, index)
+    inferred = mutate(vm, index, release)
     if isinstance(inferred, Rejection):
         return VmStages(found, rejection=inferred)
     if inferred is not vm:  # inferFromVolume named objects: those matchers are looked up now
@@ -117,15 +123,17 @@ def vm_stages(vm: Obj, index: Index, cluster: ClusterConfig, caches: Caches | No
     # and namespace alone: the lookups on ``inferred`` hold for ``mutated``
     it, pref = found.get("instancetype"), found.get("preference")
     pref_spec = _spec(pref)
-    mutated = persist_preferences(inferred, pref_spec) if pref_spec is not None else inferred
-    expanded = admit_and_expand(mutated, it, pref, cluster, caches.quantities)
+    mutated = persist_preferences(inferred, pref_spec, release) if pref_spec is not None else inferred
+    if release.matcher_kind_defaulted:
+        mutated = default_matcher_kinds(mutated)
+    expanded = admit_and_expand(mutated, it, pref, cluster, caches.quantities, release)
     if isinstance(expanded, Rejection):
         return VmStages(found, rejection=expanded, mutated=mutated, inferred=inferred)
     return VmStages(found, pending=expanded, mutated=mutated, inferred=inferred, tag=tag)
 
 
 def admit_and_expand(vm: Obj, it: Lookup, pref: Lookup, cluster: ClusterConfig,
-                     quantities: QuantityCache | None = None) -> Obj | Rejection:
+                     quantities: QuantityCache | None = None, release: Release = LATEST) -> Obj | Rejection:
     """Admission, then expand, with one copy of the template where they can share it.
 
     Both apply the same specs and set the same defaults; they differ only in when the default disks and pod
@@ -133,8 +141,14 @@ def admit_and_expand(vm: Obj, it: Lookup, pref: Lookup, cluster: ClusterConfig,
     devices, admission judges expand's copy: its conflicts in admission's words (admission runs first), or
     the requirements on its result. When it does not (a lookup failed, or the pod interface cannot be added),
     admission runs on its own copy, and expand's error stands only if admission lets the VM through.
+    ``release``: the KubeVirt release that admits and expands (v1.5 refuses a failed lookup at admission).
     """
     it_spec, pref_spec = _spec(it), _spec(pref)
+    if release.missing_reference_refused:
+        if isinstance(it, FindError):
+            return lookup_rejection("instancetype", it.message)
+        if isinstance(pref, FindError):
+            return lookup_rejection("preference", pref.message)
     if isinstance(it, FindError):
         failed = Rejection("expand", it.message, "spec.instancetype")
     elif isinstance(pref, FindError):
@@ -143,11 +157,11 @@ def admit_and_expand(vm: Obj, it: Lookup, pref: Lookup, cluster: ClusterConfig,
         rejection = spread_rejection(it_spec, pref_spec)
         if rejection:
             return rejection
-        expanded = expand(expand_copy(vm), it_spec, pref_spec, cluster)
+        expanded = expand(expand_copy(vm), it_spec, pref_spec, cluster, release)
         if isinstance(expanded, list):
             return conflicts_rejection(expanded)
         if isinstance(expanded, dict):
-            return requirements_rejection(it_spec, pref_spec, expanded["spec"]["template"]["spec"], quantities) \
-                or expanded
+            return requirements_rejection(it_spec, pref_spec, expanded["spec"]["template"]["spec"], quantities,
+                                          release) or expanded
         failed = Rejection("expand", expanded.message, NETWORKS_FIELD)
-    return admit(vm, it_spec, pref_spec, cluster, quantities) or failed
+    return admit(vm, it_spec, pref_spec, cluster, quantities, release) or failed

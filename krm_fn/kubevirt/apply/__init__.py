@@ -21,18 +21,21 @@ from krm_fn.kubevirt.apply.nodeselector import apply_node_selector
 from krm_fn.kubevirt.apply.scheduler import apply_scheduler_name
 from krm_fn.kubevirt.conflict import Conflict
 from krm_fn.kubevirt.preference.apply import apply_preference
+from krm_fn.kubevirt_versions import LATEST, Release
 
 VM_BASE = ("spec", "template", "spec")
 
 
-def apply_instancetype(base: Sequence[str], it: Obj, pref: Obj | None, vmi: Obj, meta: Obj) -> list[Conflict]:
-    """The instancetype groups in KubeVirt's order; all conflicts."""
+def apply_instancetype(base: Sequence[str], it: Obj, pref: Obj | None, vmi: Obj, meta: Obj,
+                       release: Release = LATEST) -> list[Conflict]:
+    """The instancetype groups in KubeVirt's order (``release``: the groups it has); all conflicts."""
     conflicts: list[Conflict] = []
     conflicts += apply_node_selector(base, it, vmi)
     conflicts += apply_scheduler_name(base, it, vmi)
     conflicts += apply_cpu(base, it, pref, vmi)
-    conflicts += apply_memory(base, it, vmi)
-    conflicts += apply_io_threads(base, it, vmi)
+    conflicts += apply_memory(base, it, vmi, release.memory_conflict_whole)
+    if release.io_threads:
+        conflicts += apply_io_threads(base, it, vmi)
     conflicts += apply_io_threads_policy(base, it, vmi)
     conflicts += apply_launch_security(base, it, vmi)
     conflicts += apply_gpus(base, it, vmi)
@@ -41,14 +44,16 @@ def apply_instancetype(base: Sequence[str], it: Obj, pref: Obj | None, vmi: Obj,
     return conflicts
 
 
-def apply_to_vmi(base: Sequence[str], it: Obj | None, pref: Obj | None, vmi: Obj, meta: Obj) -> list[Conflict]:
-    """Mutates ``vmi`` / ``meta`` in place; returns the conflicts (then ``vmi`` is partly changed: discard it)."""
+def apply_to_vmi(base: Sequence[str], it: Obj | None, pref: Obj | None, vmi: Obj, meta: Obj,
+                 release: Release = LATEST) -> list[Conflict]:
+    """Mutates ``vmi`` / ``meta`` in place; returns the conflicts (then ``vmi`` is partly changed: discard it).
+    ``release``: the KubeVirt release whose appliers run (``krm_fn.kubevirt_versions``)."""
     if it is None and pref is None:
         return []
     if it is not None:
-        conflicts = apply_instancetype(base, it, pref, vmi, meta)
+        conflicts = apply_instancetype(base, it, pref, vmi, meta, release)
         if conflicts:
             return conflicts
     if pref is not None:
-        apply_preference(pref, vmi, meta)
+        apply_preference(pref, vmi, meta, release)
     return []

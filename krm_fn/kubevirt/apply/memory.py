@@ -19,8 +19,12 @@ def overcommit_request(guest: Quantity, percent: int) -> Quantity:
     return Quantity.from_int(int(r), guest.format)
 
 
-def validate_memory(base: Sequence[str], it: Obj, vmi: Obj) -> list[Conflict]:
-    memory = get2(vmi, "domain", "memory") or {}
+def validate_memory(base: Sequence[str], it: Obj, vmi: Obj, whole: bool = False) -> list[Conflict]:
+    """The first conflict; ``whole`` (v1.5, v1.6): any ``domain.memory`` of the VM conflicts, on itself."""
+    memory = get2(vmi, "domain", "memory")
+    if whole and memory is not None:
+        return [child(base, "domain", "memory")]
+    memory = memory or {}
     itmem = it.get("memory") or {}
     resources = get2(vmi, "domain", "resources") or {}
     if memory.get("guest") is not None:
@@ -36,11 +40,13 @@ def validate_memory(base: Sequence[str], it: Obj, vmi: Obj) -> list[Conflict]:
     return []
 
 
-def apply_memory(base: Sequence[str], it: Obj, vmi: Obj) -> list[Conflict]:
-    memory = ensure_map(vmi, ("domain", "memory"))
-    conflicts = validate_memory(base, it, vmi)
+def apply_memory(base: Sequence[str], it: Obj, vmi: Obj, whole: bool = False) -> list[Conflict]:
+    """``whole``: the conflict rule of v1.5 and v1.6 (:func:`validate_memory`); on success the result is the
+    same, as a VM without ``domain.memory`` has nothing the instancetype's could be merged with."""
+    conflicts = validate_memory(base, it, vmi, whole)
     if conflicts:
         return conflicts
+    memory = ensure_map(vmi, ("domain", "memory"))
     itmem = it.get("memory") or {}
     guest = itmem.get("guest")
     if guest is not None:

@@ -32,8 +32,10 @@ from krm_fn.kube.api import (
     Family,
 )
 from krm_fn.kube.paths import Obj, get, get2
+from krm_fn.kubevirt.compatibility import alpha_spec
 from krm_fn.kubevirt.schema import DEFAULT_TAG
 from krm_fn.kubevirt.schema.roundtrip import known_only
+from krm_fn.kubevirt_versions import release_of
 
 if TYPE_CHECKING:
     from krm_fn.kubevirt.caches import Caches, FoundKey
@@ -116,12 +118,18 @@ def decoded_spec(obj: Obj, kind: str, tag: str) -> Obj:
     spec = obj.get("spec")
     if not isinstance(spec, dict):
         return {}
-    out: Obj = known_only(spec, f"v1beta1.{kind.replace('Cluster', '')}Spec", tag)  # the kinds share a spec type
+    out: Obj = known_only(spec, _spec_definition(kind), tag)
     return out
 
 
-def spec_from_revision(cr: Obj, family: Family, tag: str = DEFAULT_TAG) -> Found:
-    """The spec embedded in a ControllerRevision (``v1beta1`` only), as KubeVirt ``tag`` decodes it."""
+def _spec_definition(kind: str) -> str:
+    return f"v1beta1.{kind.replace('Cluster', '')}Spec"  # the cluster kinds share the namespaced kinds' spec type
+
+
+def spec_from_revision(cr: Obj, family: Family, tag: str = DEFAULT_TAG, matcher_kind: str = "") -> Found:
+    """The spec embedded in a ControllerRevision, as KubeVirt ``tag`` decodes it: ``v1beta1`` only, or also the
+    alphas where the release still decodes them (``Release.alpha_revisions_decoded``: v1.5, v1.6; a spec
+    revision names no kind, the matcher's ``matcher_kind`` is taken)."""
     data: Any = cr.get("data")
     if data is None:
         # no ``data`` (or null): an empty RawExtension is not decoded at all, and the type switch on the nil
@@ -134,6 +142,13 @@ def spec_from_revision(cr: Obj, family: Family, tag: str = DEFAULT_TAG) -> Found
             raise FindError(f"failed to decode object in ControllerRevision: {err}") from None
     if not isinstance(data, dict):
         raise FindError("failed to decode object in ControllerRevision: Object 'Kind' is missing in 'null'")
+    if release_of(tag).alpha_revisions_decoded:
+        legacy = alpha_spec(data, family)
+        if legacy is not None:
+            kind = str(data.get("kind") or "") or object_kind(family, matcher_kind)
+            if kind not in FAMILY_KINDS[family]:
+                raise FindError(f"{UNEXPECTED_TYPE}*v1beta1.{kind}")
+            return Found(known_only(legacy, _spec_definition(kind), tag), None, kind, cr)
     api_version = str(data.get("apiVersion") or "")
     kind = str(data.get("kind") or "")
     if not kind:
@@ -164,13 +179,13 @@ def find_spec(vm: Obj, family: Family, index: Index, caches: Caches | None = Non
         return None
     revision_name = matcher.get("revisionName")
     if revision_name:
-        return spec_from_revision(_revision(vm, str(revision_name), index), family, tag)
+        return spec_from_revision(_revision(vm, str(revision_name), index), family, tag, str(matcher.get("kind") or ""))
     ref_name = get(vm, ("status", STATUS_REF[family], "controllerRevisionRef", "name"))
     if ref_name:
         cr = _revision(vm, str(ref_name), index)
         labels = get2(cr, "metadata", "labels")
         if isinstance(labels, dict) and labels.get(LABEL_OBJECT_NAME) == matcher.get("name"):
-            return spec_from_revision(cr, family, tag)
+            return spec_from_revision(cr, family, tag, str(matcher.get("kind") or ""))
     matcher_kind, name = matcher.get("kind"), matcher.get("name")
     key: FoundKey | None = None
     if caches is not None and type(name) is str and (matcher_kind is None or type(matcher_kind) is str):

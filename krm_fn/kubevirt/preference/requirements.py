@@ -97,9 +97,10 @@ def _check_memory(it: Obj | None, needed: Quantity, vmi: Obj,
 
 
 def check_requirements(it: Obj | None, pref: Obj | None, vmi: Obj,
-                       quantities: QuantityCache | None = None) -> RequirementFailure | None:
+                       quantities: QuantityCache | None = None, architecture: bool = True) -> RequirementFailure | None:
     """The first unmet requirement of ``pref`` for the (defaulted) VMI spec, or ``None``; ``quantities``
-    (optional) remembers parsed quantities across calls."""
+    (optional) remembers parsed quantities across calls. ``architecture``: the release checks
+    ``requirements.architecture`` (v1.7+)."""
     if pref is None:
         return None
     req = pref.get("requirements")
@@ -116,7 +117,7 @@ def check_requirements(it: Obj | None, pref: Obj | None, vmi: Obj,
         failure = _check_memory(it, parse(memory.get("guest") or 0), vmi, quantities)
         if failure:
             return failure
-    arch = req.get("architecture")
+    arch = req.get("architecture") if architecture else None
     if arch is not None:
         actual = vmi.get("architecture") or ""
         if actual != arch:

@@ -3,7 +3,8 @@
 kubectl prints (``shared/conformance-objects/README.md``):
 
 1. ``version``: the CRDs serve only ``instancetype.kubevirt.io/v1beta1``; any other version of the four kinds is
-   ``no matches for kind "K" in version "..."`` (``meta.NoKindMatchError``).
+   ``no matches for kind "K" in version "..."`` (``meta.NoKindMatchError``). v1.5 also serves ``v1alpha1`` and
+   ``v1alpha2`` (``Release.alpha_versions_served``), with the v1beta1 schema and a deprecation warning.
 2. ``decode`` (:mod:`krm_fn.kubevirt.schema.crd`): ``metadata`` must decode into ``ObjectMeta`` (Go's json error);
    unknown fields are refused (``strict decoding error: unknown field "spec.foo"``, one cause each, sorted);
    nulls of non-nullable fields are dropped.
@@ -20,11 +21,11 @@ kubectl prints (``shared/conformance-objects/README.md``):
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Final
 
 from krm_fn.kube.api import (
+    ALPHA_API_VERSIONS,
     CLUSTER_SCOPED_KINDS,
     INSTANCETYPE_API_VERSION,
     INSTANCETYPE_GROUP,
@@ -33,31 +34,34 @@ from krm_fn.kube.api import (
     KIND_CLUSTER_PREFERENCE,
     KIND_INSTANCETYPE,
     KIND_PREFERENCE,
+    PREFERENCE_KINDS,
 )
 from krm_fn.kube.identity import group_of
 from krm_fn.kube.meta import object_meta_causes
 from krm_fn.kube.paths import Obj
-from krm_fn.kube.status import INVALID, Cause, invalid_message, no_kind_match
+from krm_fn.kube.status import DEPRECATED, INVALID, Cause, invalid_message, no_kind_match
 from krm_fn.kubevirt.rejection import Stage
 from krm_fn.kubevirt.schema import DEFAULT_TAG
 from krm_fn.kubevirt.schema.crd import as_decoded, definition, schema_causes, unknown_fields, unmarshal_error
 from krm_fn.kubevirt.schema.strict import META_DEF
 from krm_fn.kubevirt.preference.webhooks import admitter as preference
-from krm_fn.kubevirt.webhooks import Answer
 from krm_fn.kubevirt.webhooks import admitter as instancetype
+from krm_fn.kubevirt_versions import Release, release_of
 
-WEBHOOKS: Final[dict[str, Callable[[Any], Answer]]] = {
-    KIND_INSTANCETYPE: instancetype.admit,
-    KIND_CLUSTER_INSTANCETYPE: instancetype.admit,
-    KIND_PREFERENCE: preference.admit,
-    KIND_CLUSTER_PREFERENCE: preference.admit,
-}
-# the Go type each webhook decodes into: the cluster-wide admitters share the namespaced kinds' types
+# the four kinds, and the Go type each one's webhook decodes into (:mod:`.admitter` for the instancetypes,
+# the preference admitter for the preferences): the cluster-wide admitters share the namespaced kinds' types
 GO_STRUCTS: Final[dict[str, str]] = {
     KIND_INSTANCETYPE: KIND_INSTANCETYPE,
     KIND_CLUSTER_INSTANCETYPE: KIND_INSTANCETYPE,
     KIND_PREFERENCE: KIND_PREFERENCE,
     KIND_CLUSTER_PREFERENCE: KIND_PREFERENCE,
+}
+# the plural v1.5's CRDs name in their deprecation warnings (``ALPHA_API_VERSIONS``)
+DEPRECATED_PLURALS: Final[dict[str, str]] = {
+    KIND_INSTANCETYPE: "VirtualMachineInstancetypes",
+    KIND_CLUSTER_INSTANCETYPE: "VirtualMachineClusterInstanceTypes",
+    KIND_PREFERENCE: "VirtualMachinePreferences",
+    KIND_CLUSTER_PREFERENCE: "VirtualMachineClusterPreferences",
 }
 KUBEVIRT_DOMAIN: Final = "kubevirt.io"  # kubevirt.io, instancetype.kubevirt.io, flavor.kubevirt.io, ...
 MAX_CAUSES: Final = 10  # webhookutils.ToAdmissionResponse keeps at most this many causes
@@ -82,25 +86,39 @@ class Decision:
 def covers(obj: Any) -> bool:
     """An object these checks apply to: one of the four kinds in any version of any of KubeVirt's groups (only
     ``instancetype.kubevirt.io/v1beta1`` is served; the others are refused at the ``version`` stage)."""
-    if not isinstance(obj, dict) or obj.get("kind") not in WEBHOOKS:
+    if not isinstance(obj, dict) or obj.get("kind") not in GO_STRUCTS:
         return False
     api_version = obj.get("apiVersion")
     return isinstance(api_version, str) and group_of(api_version).endswith(KUBEVIRT_DOMAIN)
 
 
-def served(obj: Obj) -> bool:
-    """The object's version is the one the CRDs serve."""
-    return obj.get("apiVersion") == INSTANCETYPE_API_VERSION
+def served(obj: Obj, tag: str = DEFAULT_TAG) -> bool:
+    """The object's version is one the CRDs of KubeVirt ``tag`` serve."""
+    api_version = obj.get("apiVersion")
+    return api_version == INSTANCETYPE_API_VERSION or (api_version in ALPHA_API_VERSIONS
+                                                       and release_of(tag).alpha_versions_served)
+
+
+def _deprecation(obj: Obj) -> tuple[Cause, ...]:
+    """The API server's warning for a request in a deprecated version (v1.5's alphas), else none."""
+    api_version = obj.get("apiVersion")
+    if api_version not in ALPHA_API_VERSIONS:
+        return ()
+    return (Cause(DEPRECATED, "apiVersion", f"{api_version} {DEPRECATED_PLURALS[str(obj.get('kind'))]} is now "
+                                            "deprecated and will be removed in v1."),)
 
 
 def decide(obj: Obj, tag: str = DEFAULT_TAG) -> Decision:
     """What a cluster running KubeVirt ``tag`` does with ``obj`` (a :func:`covers` object): its CRDs' schema
-    is that release's, so a field the release does not know is refused at decode."""
+    is that release's, so a field the release does not know is refused at decode; its webhooks' warnings are
+    that release's (:class:`krm_fn.kubevirt_versions.Release`)."""
     kind = str(obj.get("kind"))
-    if not served(obj):
+    if not served(obj, tag):
         return Decision("version", no_kind_match(kind, str(obj.get("apiVersion"))))
+    row: Release = release_of(tag)
     root = definition(f"{INSTANCETYPE_VERSION}.{kind}", tag)
-    cannot = f'{kind} in version "{INSTANCETYPE_VERSION}" cannot be handled as a {kind}: '
+    version = str(obj.get("apiVersion")).rpartition("/")[2]  # v1beta1 (v1.5: or an alpha, same schema)
+    cannot = f'{kind} in version "{version}" cannot be handled as a {kind}: '
     meta_error = unmarshal_error(obj.get("metadata"), definition(META_DEF, tag), "ObjectMeta")
     if meta_error:
         return Decision("decode", cannot + meta_error, (Cause(INVALID, "metadata", meta_error),), lead=cannot)
@@ -124,10 +142,12 @@ def decide(obj: Obj, tag: str = DEFAULT_TAG) -> Decision:
     go_error = unmarshal_error(decoded, root, GO_STRUCTS[kind])
     if go_error:
         return Decision("webhook", go_error)
-    answer = WEBHOOKS[kind](decoded.get("spec"))
+    spec = decoded.get("spec")
+    answer = preference.admit(spec) if kind in PREFERENCE_KINDS else instancetype.admit(
+        spec, row.launch_security_warning)
     if answer.causes:
         return Decision("webhook", ", ".join(c.message for c in answer.causes), tuple(answer.causes[:MAX_CAUSES]))
-    return Decision(None, warnings=tuple(answer.warnings))
+    return Decision(None, warnings=_deprecation(obj) + tuple(answer.warnings))
 
 
 def decided(obj: Obj, cache: dict[int, Decision] | None = None, tag: str = DEFAULT_TAG) -> Decision:
@@ -144,7 +164,7 @@ def decided(obj: Obj, cache: dict[int, Decision] | None = None, tag: str = DEFAU
 def refused(obj: Any, cache: dict[int, Decision] | None = None, tag: str = DEFAULT_TAG) -> Decision | None:
     """The refusal of ``obj`` by a cluster (None when it is not a served :func:`covers` object, or is admitted).
     An unserved version is not a refusal here: it is the migrate mode's business (``krm_fn.render.migrate``)."""
-    if not covers(obj) or not served(obj):
+    if not covers(obj) or not served(obj, tag):
         return None
     decision = decided(obj, cache, tag)
     return None if decision.allowed else decision

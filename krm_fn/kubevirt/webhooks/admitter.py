@@ -44,14 +44,16 @@ def validate_spec(spec: Any) -> list[Cause]:
     return causes
 
 
-def warnings(spec: Any) -> list[Cause]:
-    """The warnings of an admitted ``spec`` (deprecated fields)."""
-    if isinstance(spec, dict) and spec.get("launchSecurity") is not None:
+def warnings(spec: Any, launch_security: bool = True) -> list[Cause]:
+    """The warnings of an admitted ``spec`` (deprecated fields); ``launch_security``: the release deprecates
+    the instancetype's ``launchSecurity`` (v1.9+, ``Release.launch_security_warning``)."""
+    if launch_security and isinstance(spec, dict) and spec.get("launchSecurity") is not None:
         return [Cause(DEPRECATED, LAUNCH_SECURITY_PATH, LAUNCH_SECURITY_WARNING)]
     return []
 
 
-def admit(spec: Any) -> Answer:
-    """What the webhook answers for ``spec``: its causes, or, when there are none, its warnings."""
+def admit(spec: Any, launch_security: bool = True) -> Answer:
+    """What the webhook answers for ``spec``: its causes, or, when there are none, its warnings
+    (``launch_security``: :func:`warnings`)."""
     causes = validate_spec(spec)
-    return Answer(causes, [] if causes else warnings(spec))
+    return Answer(causes, [] if causes else warnings(spec, launch_security))

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from krm_fn.kube.api import (
+    ALPHA_API_VERSIONS,
     FAMILY_KINDS,
     INSTANCETYPE_API_VERSION,
     INSTANCETYPE_GROUP,
@@ -32,20 +33,18 @@ from krm_fn.kube.api import (
     Family,
 )
 from krm_fn.kube.paths import Obj
+from krm_fn.kubevirt.compatibility import zero_values
 from krm_fn.kubevirt.topology import DEPRECATED_NAMES
 from krm_fn.results import Result
 
 FLAVOR_GROUP: Final = "flavor.kubevirt.io"
 FLAVOR_API_VERSION: Final = "flavor.kubevirt.io/v1alpha1"
-LEGACY_INSTANCETYPE_API_VERSIONS: Final = frozenset(
-    {f"{INSTANCETYPE_GROUP}/v1alpha1", f"{INSTANCETYPE_GROUP}/v1alpha2"})
+LEGACY_INSTANCETYPE_API_VERSIONS: Final = ALPHA_API_VERSIONS
 KIND_FLAVOR: Final = "VirtualMachineFlavor"
 KIND_CLUSTER_FLAVOR: Final = "VirtualMachineClusterFlavor"
 FLAVOR_KINDS: Final = {KIND_FLAVOR: KIND_INSTANCETYPE, KIND_CLUSTER_FLAVOR: KIND_CLUSTER_INSTANCETYPE}
 TOPOLOGY_PATH: Final = "spec.cpu.preferredCPUTopology"
 
-# v1alpha value fields that became pointers in v1beta1: (key under spec.cpu, the zero value v1alpha omitted)
-_POINTERISED_CPU: Final = (("model", ""), ("dedicatedCPUPlacement", False), ("isolateEmulatorThread", False))
 
 
 def family_of(kind: str) -> Family | None:
@@ -122,12 +121,10 @@ def legacy_spec(spec: Any, family: Family, source: str) -> tuple[Any, list[Note]
     if isinstance(cpu, dict):
         new_cpu = dict(cpu)
         if family == "instancetype":
-            for key, zero in _POINTERISED_CPU:
-                if key in new_cpu and new_cpu[key] == zero and type(new_cpu[key]) is type(zero):
-                    del new_cpu[key]
-                    notes.append(Note(f"spec.cpu.{key}", (
-                        f"spec.cpu.{key}: {json.dumps(zero)} removed: {source} read it as unset, v1beta1 would "
-                        f"read it as set (a VM setting the field would then conflict)")))
+            for key in zero_values(cpu, family):  # the conversion's rule (krm_fn.kubevirt.compatibility)
+                notes.append(Note(f"spec.cpu.{key}", (
+                    f"spec.cpu.{key}: {json.dumps(new_cpu.pop(key))} removed: {source} read it as unset, v1beta1 "
+                    f"would read it as set (a VM setting the field would then conflict)")))
         elif new_cpu.get("preferredCPUTopology") == "":
             del new_cpu["preferredCPUTopology"]
             notes.append(Note(TOPOLOGY_PATH, f'{TOPOLOGY_PATH}: "" removed: {source} read it as unset'))

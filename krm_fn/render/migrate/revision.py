@@ -39,6 +39,7 @@ from krm_fn.kube.api import (
 )
 from krm_fn.kube.identity import group_of
 from krm_fn.kube.paths import Obj, get
+from krm_fn.kubevirt.compatibility import is_spec_revision
 from krm_fn.kubevirt.find import FindError, object_kind
 from krm_fn.render.migrate.common import FLAVOR_GROUP, current_kind, family_of, legacy_spec, target_kind
 
@@ -97,17 +98,13 @@ def looks_like_ours(cr: Obj) -> bool:
     return isinstance(data, dict) and group_of(data.get("apiVersion")) in (INSTANCETYPE_GROUP, FLAVOR_GROUP)
 
 
-def _is_spec_revision(data: Obj) -> bool:
-    return set(data) == {"apiVersion", "spec"} and isinstance(data["spec"], str)
-
-
 def holds_spec_revision(cr: Obj) -> bool:
     """``data`` is a v1alpha1 spec revision (``{apiVersion, spec: <base64>}``)."""
     try:
         data = _data(cr)
     except DecodeError:
         return False
-    return isinstance(data, dict) and _is_spec_revision(data)
+    return isinstance(data, dict) and is_spec_revision(data)
 
 
 def decode(cr: Obj, family: Family | None, matcher: Obj | None = None, namespace: str = "") -> Decoded:
@@ -117,7 +114,7 @@ def decode(cr: Obj, family: Family | None, matcher: Obj | None = None, namespace
     data = _data(cr)
     if not isinstance(data, dict):
         raise DecodeError("data is not an object")
-    if _is_spec_revision(data):
+    if is_spec_revision(data):
         if family is None:
             raise DecodeError("a v1alpha1 spec revision can only be decoded for the VM that references it")
         return _decode_spec_revision(data, family, matcher or {}, namespace)

@@ -15,17 +15,21 @@ from krm_fn.kubevirt.preference.apply.launchsecurity import apply_launch_securit
 from krm_fn.kubevirt.preference.apply.machine import apply_machine_preferences
 from krm_fn.kubevirt.preference.apply.subdomain import apply_subdomain_preferences
 from krm_fn.kubevirt.preference.apply.termination import apply_termination_preferences
+from krm_fn.kubevirt_versions import LATEST, Release
 
 
-def apply_preference(pref: Obj, vmi: Obj, meta: Obj) -> None:
+def apply_preference(pref: Obj, vmi: Obj, meta: Obj, release: Release = LATEST) -> None:
+    """``release``: the groups it has (architecture v1.7+, launchSecurity v1.9+) and its device switches."""
     apply_cpu_preferences(pref, vmi)
-    apply_device_preferences(pref, vmi)
+    apply_device_preferences(pref, vmi, release)
     apply_feature_preferences(pref, vmi)
     apply_firmware_preferences(pref, vmi)
     apply_machine_preferences(pref, vmi)
     apply_clock_preferences(pref, vmi)
     apply_subdomain_preferences(pref, vmi)
     apply_termination_preferences(pref, vmi)
-    apply_architecture_preferences(pref, vmi)
+    if release.architecture_preference:
+        apply_architecture_preferences(pref, vmi)
     apply_annotation_preferences(pref, meta)
-    apply_launch_security_preferences(pref, vmi)
+    if release.launch_security_pref:
+        apply_launch_security_preferences(pref, vmi)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Final
 
 from krm_fn.kube.paths import Obj, copy_json, ensure_map
+from krm_fn.kubevirt_versions import LATEST, Release
 
 # device flag <- preference field: the VM's explicit value wins
 _FLAG_FIELDS: Final = (
@@ -99,20 +100,23 @@ def _apply_inputs(dp: Obj, devices: Obj) -> None:
             device["type"] = kind
 
 
-def _apply_panic_devices(dp: Obj, devices: Obj) -> None:
+def _apply_panic_devices(dp: Obj, devices: Obj, create: bool) -> None:
+    """The preferred model on every panic device without one; ``create`` (v1.9+): one device when there is none."""
     model = dp.get("preferredPanicDeviceModel")
     if model is None:
         return
     panic = devices.get("panicDevices")
     if not panic:
-        devices["panicDevices"] = [{"model": model}]
+        if create:
+            devices["panicDevices"] = [{"model": model}]
         return
     for device in panic:
         if device.get("model") is None:
             device["model"] = model
 
 
-def apply_device_preferences(pref: Obj, vmi: Obj) -> None:
+def apply_device_preferences(pref: Obj, vmi: Obj, release: Release = LATEST) -> None:
+    """``release``: its switches for the video type and panic devices."""
     dp = pref.get("devices")
     if dp is None:
         return
@@ -127,7 +131,7 @@ def apply_device_preferences(pref: Obj, vmi: Obj) -> None:
         devices["rng"] = copy_json(dp["preferredRng"])
     if dp.get("preferredTPM") is not None and devices.get("tpm") is None:
         devices["tpm"] = copy_json(dp["preferredTPM"])
-    if dp.get("preferredVideoType") is not None:
+    if release.video_type and dp.get("preferredVideoType") is not None:
         video = devices.get("video")
         if video is None:
             video = devices["video"] = {}
@@ -137,4 +141,5 @@ def apply_device_preferences(pref: Obj, vmi: Obj) -> None:
     _apply_disks(dp, devices)
     _apply_interfaces(dp, devices, vmi)
     _apply_inputs(dp, devices)
-    _apply_panic_devices(dp, devices)
+    if release.panic_device_model:
+        _apply_panic_devices(dp, devices, release.panic_device_created)

@@ -9,6 +9,7 @@ making one of its own whenever expand gets that far (see there); :func:`admit` i
 
 from __future__ import annotations
 
+from krm_fn.kube.api import Family
 from krm_fn.kube.paths import Obj, ensure_map, get2
 from krm_fn.kubevirt.apply import VM_BASE, apply_to_vmi
 from krm_fn.kubevirt.cluster import ClusterConfig
@@ -19,12 +20,13 @@ from krm_fn.kubevirt.preference.validation import SPREAD_FIELD, check_spread
 from krm_fn.kube.quantity import QuantityCache
 from krm_fn.kubevirt.rejection import Rejection
 from krm_fn.kubevirt.vmcopy import template_copy
+from krm_fn.kubevirt_versions import LATEST, Release
 
 
 def admit(vm: Obj, it: Obj | None, pref: Obj | None, cluster: ClusterConfig,
-          quantities: QuantityCache | None = None) -> Rejection | None:
-    """The whole admission, on its own copy of the template. Lookup failures are ignored there: pass the
-    specs that were found."""
+          quantities: QuantityCache | None = None, release: Release = LATEST) -> Rejection | None:
+    """The whole admission, on its own copy of the template, as ``release`` admits. Lookup failures are ignored
+    there (v1.6+; v1.5's refusal: :func:`lookup_rejection`): pass the specs that were found."""
     if it is None and pref is None:
         return None
     rejection = spread_rejection(it, pref)
@@ -33,14 +35,20 @@ def admit(vm: Obj, it: Obj | None, pref: Obj | None, cluster: ClusterConfig,
     template = template_copy(get2(vm, "spec", "template") or {})
     vmi = ensure_map(template, ("spec",))
     meta = ensure_map(template, ("metadata",))
-    conflicts = apply_to_vmi(VM_BASE, it, pref, vmi, meta)
+    conflicts = apply_to_vmi(VM_BASE, it, pref, vmi, meta, release)
     if conflicts:
         return conflicts_rejection(conflicts)
     try:
-        set_default_vmi_spec(cluster, vmi)
+        set_default_vmi_spec(cluster, vmi, release)
     except DefaultsError as err:
         return Rejection("admit", err.message, NETWORKS_FIELD)
-    return requirements_rejection(it, pref, vmi, quantities)
+    return requirements_rejection(it, pref, vmi, quantities, release)
+
+
+def lookup_rejection(family: Family, message: str) -> Rejection:
+    """v1.5 (``Release.missing_reference_refused``): a matcher whose object is not found refuses the VM (the
+    instancetype's first; the preference's only once the instancetype was found)."""
+    return Rejection("admit", f"Failure to find {family}: {message}", f"spec.{family}")
 
 
 def spread_rejection(it: Obj | None, pref: Obj | None) -> Rejection | None:
@@ -54,8 +62,9 @@ def conflicts_rejection(conflicts: list[Conflict]) -> Rejection:
     return Rejection("admit", admission_message(conflicts), str(conflicts[0]))
 
 
-def requirements_rejection(it: Obj | None, pref: Obj | None, vmi: Obj,
-                           quantities: QuantityCache | None = None) -> Rejection | None:
-    """The preference's requirements, on the VMI spec with the specs applied and the defaults set."""
-    failure = check_requirements(it, pref, vmi, quantities)
+def requirements_rejection(it: Obj | None, pref: Obj | None, vmi: Obj, quantities: QuantityCache | None = None,
+                           release: Release = LATEST) -> Rejection | None:
+    """The preference's requirements (those ``release`` checks), on the VMI spec with the specs applied and the
+    defaults set."""
+    failure = check_requirements(it, pref, vmi, quantities, release.architecture_preference)
     return Rejection("admit", failure.message, failure.field) if failure else None

@@ -7,18 +7,19 @@ on ``dataVolumeTemplates``."""
 from __future__ import annotations
 
 from krm_fn.index import Index
-from krm_fn.kube.api import FAMILIES, MATCHER_TYPE, Family
+from krm_fn.kube.api import CLUSTER_KIND, FAMILIES, MATCHER_TYPE, Family
 from krm_fn.kube.paths import Obj, copy_json, get2, get3
 from krm_fn.kube.status import INVALID, NOT_FOUND, Cause
 from krm_fn.kubevirt.infer import POLICIES, InferError, infer_matchers
 from krm_fn.kubevirt.preference.apply.architecture import apply_architecture_preferences
 from krm_fn.kubevirt.preference.apply.machine import apply_machine_preferences
 from krm_fn.kubevirt.rejection import Rejection
+from krm_fn.kubevirt_versions import LATEST, Release
 
 
-def validate_matcher(vm: Obj, family: Family) -> list[Cause]:
+def validate_matcher(vm: Obj, family: Family, release: Release = LATEST) -> list[Cause]:
     """The admission causes for one matcher (name/inferFromVolume/kind/policy rules; KubeVirt's ``NotFound``
-    type for the name/inferFromVolume/kind rules)."""
+    type for the name/inferFromVolume/kind rules), in ``release``'s words."""
     matcher = get2(vm, "spec", family)
     if not isinstance(matcher, dict):
         return []
@@ -30,11 +31,9 @@ def validate_matcher(vm: Obj, family: Family) -> list[Cause]:
         causes.append(Cause(NOT_FOUND, base,
                             f"Either Name or InferFromVolume should be provided within the {MATCHER_TYPE[family]}"))
     if infer and name:
-        causes.append(Cause(NOT_FOUND, f"{base}.name",
-                            "Name already set, should be cleared before setting inferFromVolume"))
+        causes.append(Cause(NOT_FOUND, f"{base}.name", _with_infer("Name", family, release)))
     if infer and matcher.get("kind"):
-        causes.append(Cause(NOT_FOUND, f"{base}.kind",
-                            "Kind already set, should be cleared before setting inferFromVolume"))
+        causes.append(Cause(NOT_FOUND, f"{base}.kind", _with_infer("Kind", family, release)))
     policy = matcher.get("inferFromVolumeFailurePolicy")
     if policy is not None and policy not in POLICIES:
         causes.append(Cause(INVALID, f"{base}.inferFromVolumeFailurePolicy",
@@ -42,36 +41,55 @@ def validate_matcher(vm: Obj, family: Family) -> list[Cause]:
     return causes
 
 
-def validate_matchers(vm: Obj) -> list[Cause]:
+def _with_infer(field: str, family: Family, release: Release) -> str:
+    """A name or kind beside ``inferFromVolume``; v1.5 and v1.6 word it after the matcher type."""
+    if release.infer_matcher_message:
+        return f"{field} should not be provided when InferFromVolume is used within the {MATCHER_TYPE[family]}"
+    return f"{field} already set, should be cleared before setting inferFromVolume"
+
+
+def validate_matchers(vm: Obj, release: Release = LATEST) -> list[Cause]:
     """Instancetype causes; only when there are none, the preference's."""
     for family in FAMILIES:
-        causes = validate_matcher(vm, family)
+        causes = validate_matcher(vm, family, release)
         if causes:
             return causes
     return []
 
 
-def mutate(vm: Obj, index: Index) -> Obj | Rejection:
-    """``Mutate``: matcher validation, then ``inferFromVolume``; ``vm`` itself when nothing is inferred, else
-    a copy."""
-    causes = validate_matchers(vm)
+def mutate(vm: Obj, index: Index, release: Release = LATEST) -> Obj | Rejection:
+    """``Mutate`` as ``release`` does it: matcher validation, then ``inferFromVolume``; ``vm`` itself when
+    nothing is inferred, else a copy."""
+    causes = validate_matchers(vm, release)
     if causes:
         return Rejection("mutate", ", ".join(c.message for c in causes), causes[0].field)
     if not any((get2(vm, "spec", f) or {}).get("inferFromVolume") for f in FAMILIES):
         return vm
     work: Obj = copy_json(vm)
     try:
-        infer_matchers(work, index)
+        infer_matchers(work, index, release.infer_snapshot_sources)
     except InferError as err:
         return Rejection("mutate", err.message)
     return work
 
 
-def persist_preferences(vm: Obj, pref: Obj) -> Obj:
-    """The preference values the webhook writes into ``vm``: ``vm`` itself when none applies, else a copy
-    that shares everything it leaves unchanged."""
+def default_matcher_kinds(vm: Obj) -> Obj:
+    """v1.5 and v1.6 (``Release.matcher_kind_defaulted``): an empty matcher kind becomes the cluster kind;
+    ``vm`` itself when every matcher names its kind, else a copy sharing the rest."""
+    spec = vm.get("spec")
+    if not isinstance(spec, dict):
+        return vm
+    kinds = {family: {**spec[family], "kind": CLUSTER_KIND[family]} for family in FAMILIES
+             if isinstance(spec.get(family), dict) and not spec[family].get("kind")}
+    return {**vm, "spec": {**spec, **kinds}} if kinds else vm
+
+
+def persist_preferences(vm: Obj, pref: Obj, release: Release = LATEST) -> Obj:
+    """The preference values the webhook of ``release`` writes into ``vm``: ``vm`` itself when none applies,
+    else a copy that shares everything it leaves unchanged."""
     template_spec = get3(vm, "spec", "template", "spec")
-    applied = _with_preferred_machine(template_spec, pref) if isinstance(template_spec, dict) else None
+    applied = _with_preferred_machine(template_spec, pref, release.architecture_preference) \
+        if isinstance(template_spec, dict) else None
     storage_class = (pref.get("volumes") or {}).get("preferredStorageClassName")
     templates = _with_storage_class(get2(vm, "spec", "dataVolumeTemplates"), storage_class) \
         if storage_class else None
@@ -85,16 +103,18 @@ def persist_preferences(vm: Obj, pref: Obj) -> Obj:
     return {**vm, "spec": spec}
 
 
-def _with_preferred_machine(template_spec: Obj, pref: Obj) -> Obj | None:
-    """``template_spec`` with the preferred architecture and machine type applied, or None when that changes
-    nothing: they are applied to a copy of the path they write to, then compared."""
+def _with_preferred_machine(template_spec: Obj, pref: Obj, architecture: bool) -> Obj | None:
+    """``template_spec`` with the preferred architecture (``architecture``: the release has it, v1.7+) and
+    machine type applied, or None when that changes nothing: they are applied to a copy of the path they write
+    to, then compared."""
     out = dict(template_spec)
     domain = out.get("domain")
     if isinstance(domain, dict):
         domain = out["domain"] = dict(domain)
         if isinstance(domain.get("machine"), dict):
             domain["machine"] = dict(domain["machine"])
-    apply_architecture_preferences(pref, out)
+    if architecture:
+        apply_architecture_preferences(pref, out)
     apply_machine_preferences(pref, out)
     return None if out == template_spec else out
 

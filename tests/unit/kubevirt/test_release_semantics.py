@@ -1,0 +1,213 @@
+"""Semantics per release (issue 24 item 4): the behaviour switches of ``krm_fn.kubevirt_versions.Release``, one
+test per row of the summary table (``shared/docs/kubevirt-releases.md`` section 6) that the per-release
+conformance (``tests/test_conformance_releases.py``) does not already show, and the table itself."""
+
+from __future__ import annotations
+
+import base64
+import json
+from typing import Any
+
+import pytest
+
+from krm_fn.index import Index
+from krm_fn.kube.paths import Obj
+from krm_fn.kubevirt.apply import VM_BASE, apply_to_vmi
+from krm_fn.kubevirt.cluster import ClusterConfig
+from krm_fn.kubevirt.expand import expand
+from krm_fn.kubevirt.find import FindError, Found, find_spec
+from krm_fn.kubevirt.pipeline import vm_stages
+from krm_fn.kubevirt.preference.apply import apply_preference
+from krm_fn.kubevirt.webhooks.admission import decide
+from krm_fn.kubevirt_versions import RELEASES, Release
+from tests.engine_support import instancetype, make_object, make_vm, preference
+
+LINES = list(RELEASES)
+# every switch and the release lines where it is on (the summary table; v1.10 answers as v1.9)
+SWITCHES: dict[str, set[str]] = {
+    "alpha_versions_served": {"v1.5"},
+    "alpha_revisions_decoded": {"v1.5", "v1.6"},
+    "matcher_kind_defaulted": {"v1.5", "v1.6"},
+    "missing_reference_refused": {"v1.5"},
+    "expand_memory_request": {"v1.5"},
+    "memory_conflict_whole": {"v1.5", "v1.6"},
+    "infer_matcher_message": {"v1.5", "v1.6"},
+    "panic_device_model": {"v1.6", "v1.7", "v1.8", "v1.9", "v1.10"},
+    "architecture_preference": {"v1.7", "v1.8", "v1.9", "v1.10"},
+    "io_threads": {"v1.7", "v1.8", "v1.9", "v1.10"},
+    "panic_device_created": {"v1.9", "v1.10"},
+    "video_type": {"v1.9", "v1.10"},
+    "launch_security_pref": {"v1.9", "v1.10"},
+    "launch_security_warning": {"v1.9", "v1.10"},
+    "infer_snapshot_sources": {"v1.9", "v1.10"},
+}
+
+
+def test_the_switches_are_on_where_the_summary_table_says() -> None:
+    switches = [f for f in Release._fields if f not in ("object_version", "builtins", "tag")]
+    assert sorted(switches) == sorted(SWITCHES)
+    for field, lines in SWITCHES.items():
+        assert {line for line, row in RELEASES.items() if getattr(row, field)} == lines, field
+
+
+def _vmi(template_spec: Obj) -> tuple[Obj, Obj]:
+    return json.loads(json.dumps(template_spec)), {}
+
+
+# --- served versions: v1.5 serves the alphas with a deprecation warning, v1.6 refuses them ---------------------
+@pytest.mark.parametrize(("api_version", "kind", "plural"), [
+    ("instancetype.kubevirt.io/v1alpha1", "VirtualMachineInstancetype", "VirtualMachineInstancetypes"),
+    ("instancetype.kubevirt.io/v1alpha2", "VirtualMachineClusterInstancetype", "VirtualMachineClusterInstanceTypes"),
+    ("instancetype.kubevirt.io/v1alpha2", "VirtualMachinePreference", "VirtualMachinePreferences"),
+])
+def test_v1_5_serves_the_alpha_versions_with_a_deprecation_warning(api_version: str, kind: str, plural: str) -> None:
+    spec = {"cpu": {"guest": 1}, "memory": {"guest": "1Gi"}} if "Instancetype" in kind else {}
+    obj = {**make_object(kind, "x", spec, namespace=None if "Cluster" in kind else "ns1"), "apiVersion": api_version}
+    decision = decide(obj, RELEASES["v1.5"].tag)
+    assert decision.allowed
+    assert [w.message for w in decision.warnings] == \
+        [f"{api_version} {plural} is now deprecated and will be removed in v1."]
+    for line in ("v1.6", "v1.9"):
+        refused = decide(obj, RELEASES[line].tag)
+        assert refused.stage == "version" and f'no matches for kind "{kind}" in version "{api_version}"' \
+            in str(refused.message), line
+
+
+# --- revisions holding alpha data: decoded (and converted) by v1.5 and v1.6, a decode error from v1.7 ----------
+def _pinned_vm(data: Obj) -> tuple[Obj, Index]:
+    cr = make_object("ControllerRevision", "rev", {}, namespace="ns1")
+    del cr["spec"]
+    cr["data"] = data
+    vm = make_vm(instancetype={"name": "it", "kind": "VirtualMachineClusterInstancetype", "revisionName": "rev"})
+    return vm, Index([cr])
+
+
+ALPHA_OBJECT: Obj = {"apiVersion": "instancetype.kubevirt.io/v1alpha2", "kind": "VirtualMachineClusterInstancetype",
+                     "metadata": {"name": "it"},
+                     "spec": {"cpu": {"guest": 2, "model": "", "dedicatedCPUPlacement": False},
+                              "memory": {"guest": "1Gi"}}}
+SPEC_REVISION: Obj = {"apiVersion": "instancetype.kubevirt.io/v1alpha1",
+                      "spec": base64.b64encode(json.dumps(ALPHA_OBJECT["spec"]).encode()).decode()}
+
+
+@pytest.mark.parametrize("data", [ALPHA_OBJECT, SPEC_REVISION], ids=["object", "spec-revision"])
+def test_alpha_revisions_decode_up_to_v1_6_converted(data: Obj) -> None:
+    vm, index = _pinned_vm(data)
+    for line in ("v1.5", "v1.6"):
+        found = find_spec(vm, "instancetype", index, tag=RELEASES[line].tag)
+        assert isinstance(found, Found) and found.kind == "VirtualMachineClusterInstancetype", line
+        # the alphas' zero values meant unset: v1beta1's pointers stay empty (a VM may set them)
+        assert found.spec == {"cpu": {"guest": 2}, "memory": {"guest": "1Gi"}}, line
+    for line in ("v1.7", "v1.9"):
+        with pytest.raises(FindError) as err:
+            find_spec(vm, "instancetype", index, tag=RELEASES[line].tag)
+        assert err.value.message.startswith("failed to decode object in ControllerRevision: "), line
+
+
+# --- an empty matcher kind: filled by v1.5/v1.6's mutating webhook, left empty from v1.7 -----------------------
+def test_v1_5_and_v1_6_default_an_empty_matcher_kind() -> None:
+    vm = make_vm(instancetype={"name": "it"}, preference={"name": "pref"})
+    index = Index([instancetype(), preference()])
+    kinds = {line: [(vm_stages(vm, index, ClusterConfig(), release=row).mutated or {})["spec"][f].get("kind")
+                    for f in ("instancetype", "preference")] for line, row in RELEASES.items()}
+    assert kinds["v1.5"] == kinds["v1.6"] == ["virtualmachineclusterinstancetype", "virtualmachineclusterpreference"]
+    assert kinds["v1.7"] == kinds["v1.9"] == [None, None]
+    assert "kind" not in vm["spec"]["instancetype"]  # the input is never changed
+
+
+# --- memory conflicts: any domain.memory in v1.5/v1.6, field-level from v1.7 -----------------------------------
+@pytest.mark.parametrize("memory", [{}, {"hugepages": {"pageSize": "2Mi"}}])
+def test_any_domain_memory_conflicts_before_v1_7(memory: Obj) -> None:
+    for line, row in RELEASES.items():
+        vmi, meta = _vmi({"domain": {"memory": memory}})
+        conflicts = apply_to_vmi(VM_BASE, instancetype()["spec"], None, vmi, meta, row)
+        if row.memory_conflict_whole:
+            assert [str(c) for c in conflicts] == ["spec.template.spec.domain.memory"], line
+        else:
+            assert conflicts == [] and vmi["domain"]["memory"] == {**memory, "guest": "2Gi"}, line
+
+
+# --- preferredPanicDeviceModel: unknown in v1.5, fills existing devices v1.6+, creates one v1.9+ ----------------
+@pytest.mark.parametrize("devices", [[], [{}], [{"model": "isa"}, {}]], ids=["none", "one", "two"])
+def test_preferred_panic_device_model_per_release(devices: list[Obj]) -> None:
+    pref = preference(devices={"preferredPanicDeviceModel": "hyperv"})["spec"]
+    for line, row in RELEASES.items():
+        vmi, meta = _vmi({"domain": {"devices": {"panicDevices": devices} if devices else {}}})
+        apply_preference(pref, vmi, meta, row)
+        got = vmi["domain"]["devices"].get("panicDevices")
+        if not row.panic_device_model:
+            want: Any = devices or None
+        elif not devices:
+            want = [{"model": "hyperv"}] if row.panic_device_created else None
+        else:
+            want = [{"model": d.get("model", "hyperv")} for d in devices]
+        assert got == want, line
+
+
+# --- preferences the older appliers do not have (even when a field reaches them) -------------------------------
+def test_video_launch_security_and_architecture_preferences_per_release() -> None:
+    pref = preference(devices={"preferredVideoType": "virtio"}, preferredLaunchSecurity={"sev": {}},
+                      preferredArchitecture="arm64")["spec"]
+    for line, row in RELEASES.items():
+        vmi, meta = _vmi({"domain": {}})
+        apply_preference(pref, vmi, meta, row)
+        assert ("video" in vmi["domain"].get("devices", {})) is row.video_type, line
+        assert ("launchSecurity" in vmi["domain"]) is row.launch_security_pref, line
+        assert (vmi.get("architecture") == "arm64") is row.architecture_preference, line
+
+
+# --- the instancetype's launchSecurity draws the deprecation warning from v1.9 only ----------------------------
+def test_launch_security_warning_from_v1_9() -> None:
+    obj = instancetype(launchSecurity={"sev": {}})
+    for line, row in RELEASES.items():
+        decision = decide(obj, row.tag)
+        assert decision.allowed
+        assert bool(decision.warnings) is row.launch_security_warning, line
+
+
+# --- inferFromVolume: a DataSource with a VolumeSnapshot source before v1.9 -----------------------------------
+def test_data_source_with_snapshot_before_v1_9_is_an_ignorable_error_in_the_old_words() -> None:
+    ds = make_object("DataSource", "ds", {"source": {"snapshot": {"name": "snap", "namespace": "ns1"}}},
+                     namespace="ns1")
+    snap = make_object("VolumeSnapshot", "snap", {}, namespace="ns1",
+                       labels={"instancetype.kubevirt.io/default-instancetype": "it"})
+    vm = make_vm(instancetype={"inferFromVolume": "root"},
+                 dataVolumeTemplates=[{"metadata": {"name": "dv"},
+                                       "spec": {"sourceRef": {"kind": "DataSource", "name": "ds"}}}])
+    vm["spec"]["template"]["spec"]["volumes"] = [{"name": "root", "dataVolume": {"name": "dv"}}]
+    index = Index([ds, snap, instancetype()])
+    messages = {line: (vm_stages(vm, index, ClusterConfig(), release=row).rejection or None)
+                for line, row in RELEASES.items()}
+    assert messages["v1.9"] is None
+    old = messages["v1.8"]
+    assert old is not None and old.stage == "mutate" and old.message.endswith(
+        "the request: unable to infer defaults from DataSource that doesn't provide DataVolumeSourcePVC")
+
+
+@pytest.mark.parametrize("field", ["name", "kind"])
+def test_infer_from_volume_with_a_name_or_kind_in_each_release_words(field: str) -> None:
+    matcher = {"inferFromVolume": "root", field: "x"}
+    vm = make_vm(preference=matcher)
+    for line, row in RELEASES.items():
+        rejection = vm_stages(vm, Index([]), ClusterConfig(), release=row).rejection
+        assert rejection is not None and rejection.field_path == f"spec.preference.{field}", line
+        word = field.title()
+        assert rejection.message.endswith(
+            f"{word} should not be provided when InferFromVolume is used within the PreferenceMatcher"
+            if row.infer_matcher_message else f"{word} already set, should be cleared before setting inferFromVolume")
+
+
+# --- v1.5's VMI defaults: a memory request, from the limit first ----------------------------------------------
+@pytest.mark.parametrize(("resources", "memory", "want"), [
+    ({"limits": {"memory": "3Gi"}}, {"guest": "2Gi"}, "3Gi"),
+    ({}, {"hugepages": {"pageSize": "1Gi"}}, "1Gi"),
+    ({"requests": {"memory": "1Gi"}}, {"guest": "2Gi"}, "1Gi"),
+])
+def test_v1_5_expand_sets_a_memory_request(resources: Obj, memory: Obj, want: str) -> None:
+    for line, row in RELEASES.items():
+        vm = make_vm({"domain": {"devices": {}, "resources": dict(resources), "memory": dict(memory)}},
+                     preference={"name": "pref"})
+        expanded = expand(vm, None, {}, ClusterConfig(), row)
+        assert isinstance(expanded, dict)
+        got = expanded["spec"]["template"]["spec"]["domain"]["resources"].get("requests", {}).get("memory")
+        assert got == (want if row.expand_memory_request else resources.get("requests", {}).get("memory")), line
