@@ -150,7 +150,8 @@ def test_the_readmes_quick_start_shows_what_it_prints(tmp_path: Path) -> None:
     """README's quick start: the excerpt of the first command's output is the real output's lines in order
     (``...`` leaves some out), and the misspelled instancetype prints the line shown (issue 26, point 8)."""
     text = (REPO / "README.md").read_text(encoding="utf-8")
-    quick = text[text.index("## Quick start"):text.index("## What it does")]
+    start = text.index("## Quick start")
+    quick = text[start:text.index("\n## ", start)]
     command = re.search(r"&& kubevirt-krm (examples/\S+ examples/\S+)\n", quick)
     excerpt = re.search(r"```yaml\n(.*?)```", quick, re.S)
     error = re.search(r"```\n(kubevirt-krm: error: .*?\n)```", quick, re.S)
@@ -161,7 +162,76 @@ def test_the_readmes_quick_start_shows_what_it_prints(tmp_path: Path) -> None:
     for line in excerpt.group(1).splitlines():
         if line.strip() != "...":
             assert line in output, f"{line!r} is not in the output (in this order)"
-    vms = (REPO / "examples" / "quickstart" / "vms.yaml").read_text()
-    (tmp_path / "vms.yaml").write_text(vms.replace("name: u1.medium ", "name: u1.meduim ", 1))
-    typo = run_fn([str(REPO / "examples" / "quickstart" / "fn-config.yaml"), "vms.yaml"], cwd=tmp_path)
+    # misspelled in the checkout's own file, and run again with the same command (here in a copy of the example)
+    copy = tmp_path / "examples" / "quickstart"
+    shutil.copytree(REPO / "examples" / "quickstart", copy)
+    vms = (copy / "vms.yaml").read_text()
+    (copy / "vms.yaml").write_text(vms.replace("name: u1.medium ", "name: u1.meduim ", 1))
+    typo = run_fn(command.group(1).split(), cwd=tmp_path)
     assert (typo.returncode, typo.stdout, typo.stderr.decode()) == (1, b"", error.group(1))
+
+
+# --- what README.md and docs/ point at exists; no heading twice (issue 26, after the merges) ----------------------
+DOCS = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md")), REPO / "catalog" / "README.md",
+        REPO / "bench" / "README.md", *READMES]
+_HEADING = re.compile(r"^(#{1,6}) (.+?)\s*$", re.M)
+_FENCE = re.compile(r"^```.*?^```", re.S | re.M)
+
+
+def headings(text: str) -> list[str]:
+    """The Markdown headings of a text, code blocks left out."""
+    return [m.group(2) for m in _HEADING.finditer(_FENCE.sub("", text))]
+
+
+def anchor(heading: str) -> str:
+    """GitHub's anchor of a heading: lower case, punctuation but ``-`` dropped, spaces as ``-``."""
+    return re.sub(r"[^\w\- ]", "", heading.lower()).replace(" ", "-")
+
+
+@pytest.mark.parametrize("doc", DOCS, ids=lambda d: str(d.relative_to(REPO)))
+def test_every_relative_link_points_to_a_file_and_heading_that_exist(doc: Path) -> None:
+    text = doc.read_text(encoding="utf-8")
+    for target in _LINK.findall(_FENCE.sub("", text)):
+        if "://" in target or target.startswith("mailto:"):
+            continue
+        path, _, fragment = target.partition("#")
+        linked = (doc.parent / path) if path else doc
+        assert linked.exists(), f"{doc.relative_to(REPO)} links to {target}: no such file"
+        if fragment and linked.suffix == ".md":
+            known = [anchor(h) for h in headings(linked.read_text(encoding="utf-8"))]
+            assert fragment in known, f"{doc.relative_to(REPO)} links to {target}: no such heading"
+
+
+def sections(text: str) -> list[tuple[str, ...]]:
+    """Each heading with the headings it is under (``("Catalog classic", "Preferences")``)."""
+    found: list[tuple[str, ...]] = []
+    under: list[tuple[int, str]] = []
+    for m in _HEADING.finditer(_FENCE.sub("", text)):
+        level = len(m.group(1))
+        under = [(lv, h) for lv, h in under if lv < level] + [(level, m.group(2))]
+        found.append(tuple(h for _, h in under))
+    return found
+
+
+@pytest.mark.parametrize("doc", DOCS, ids=lambda d: str(d.relative_to(REPO)))
+def test_no_two_sections_share_a_heading(doc: Path) -> None:
+    """Two sections with one heading under the same parent: the same topic told twice (README after merges)."""
+    seen = sections(doc.read_text(encoding="utf-8"))
+    twice = sorted({h for h in seen if seen.count(h) > 1})
+    assert not twice, f"{doc.relative_to(REPO)}: headings used twice: {twice}"
+
+
+@pytest.mark.parametrize("doc", DOCS, ids=lambda d: str(d.relative_to(REPO)))
+def test_sample_error_lines_speak_in_the_programs_voice(doc: Path) -> None:
+    """A sample stderr line is what the program prints: ``kubevirt-krm: error: …``, never a bare ``error: …``."""
+    bare = [line for block in _FENCE.findall(doc.read_text(encoding="utf-8")) for line in block.splitlines()
+            if re.match(r"(error|warning): ", line)]
+    assert not bare, f"{doc.relative_to(REPO)}: {bare}"
+
+
+def test_headings_and_anchors_are_found() -> None:
+    text = "# T\n```bash\n# not a heading\n```\n## Configuration (functionConfig)\n### `kubevirtVersion` a/b\n"
+    assert headings(text) == ["T", "Configuration (functionConfig)", "`kubevirtVersion` a/b"]
+    assert [anchor(h) for h in headings(text)] == ["t", "configuration-functionconfig", "kubevirtversion-ab"]
+    nested = "# T\n## A\n### X\n## B\n### X\n## A\n"
+    assert sections(nested) == [("T",), ("T", "A"), ("T", "A", "X"), ("T", "B"), ("T", "B", "X"), ("T", "A")]
