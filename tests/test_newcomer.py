@@ -5,6 +5,7 @@ stderr line starts ``kubevirt-krm: error:`` or ``kubevirt-krm: warning:`` (one v
 
 from __future__ import annotations
 
+import re
 import subprocess
 from pathlib import Path
 
@@ -168,3 +169,57 @@ def _resource_list(args: list[str]) -> bytes:
     items = [d for d in yaml.safe_load_all(Path(args[1]).read_text()) if d]
     return yaml.safe_dump({"apiVersion": "config.kubernetes.io/v1", "kind": "ResourceList", "items": items,
                            "functionConfig": config}, sort_keys=False).encode()
+
+
+# --- 8. README: the task first, then how-tos, then reference; each how-to's commands run -------------------------
+README = (REPO / "README.md").read_text(encoding="utf-8")
+TOP = [line[3:] for line in README.splitlines() if line.startswith("## ")]
+HOW_TOS = TOP[1:TOP.index("Reference")]
+
+
+def test_readme_leads_with_the_quick_start_then_how_tos_then_reference() -> None:
+    assert TOP[0] == "Quick start" and "Reference" in TOP
+    # each feature merged today is told once, as a how-to, with a link to its reference or docs
+    for topic in ("older KubeVirt release", "Pools and templates", "Objects that live in the cluster",
+                  "Planning an upgrade", "Integrations"):
+        assert len([h for h in TOP if topic in h]) == 1 and any(topic in h for h in HOW_TOS), (topic, TOP)
+    for reference in ("How it is invoked", "Configuration (functionConfig)", "Exit codes and errors"):
+        assert TOP.index(reference) > TOP.index("Reference"), reference
+    # the release table is reference, and the how-to on older releases links to it
+    assert README.index("| `kubevirtVersion` (tag reproduced)") > README.index("\n## Reference\n")
+    assert "(#builtin-catalog-versions-and-the-target-kubevirt-version)" in _section("Rendering for an older")
+
+
+def _section(start: str) -> str:
+    begin = README.index("\n## " + start)
+    return README[begin:README.index("\n## ", begin + 1)]
+
+
+def _how_to_commands() -> list[str]:
+    """The ``kubevirt-krm`` lines of the how-to sections' ``bash`` blocks."""
+    blocks = [block for heading in HOW_TOS for block in re.findall(r"```bash\n(.*?)```", _section(heading), re.S)]
+    return [line for block in blocks for line in block.splitlines() if line.startswith("kubevirt-krm ")]
+
+
+def test_readmes_how_to_commands_are_found() -> None:
+    assert len(_how_to_commands()) >= 4
+
+
+@pytest.mark.parametrize("command", _how_to_commands())
+def test_a_how_to_command_of_the_readme_renders(command: str) -> None:
+    """Run from the repository root, as the quick start's command is: exit 0, something rendered, no word."""
+    proc = run_fn(command.split()[1:], cwd=REPO)
+    assert (proc.returncode, proc.stderr.decode()) == (0, "") and b"kind: " in proc.stdout
+
+
+def test_the_readmes_older_release_config_renders_for_that_release(tmp_path: Path) -> None:
+    """The how-to's config snippet, with the quickstart's VMs: v1.8's preference revision differs from v1.9's."""
+    snippet = re.search(r"```yaml\n(.*?)```", _section("Rendering for an older"), re.S)
+    assert snippet is not None
+    (tmp_path / "render.yaml").write_text(snippet.group(1))
+    older = run_fn([str(tmp_path / "render.yaml"), str(QUICKSTART / "vms.yaml")])
+    latest = run_fn([CONFIG, str(QUICKSTART / "vms.yaml")])
+    assert older.returncode == latest.returncode == 0 and older.stderr == b""
+    assert b"revisionName: fedora-dev-fedora-v1beta1-7ebda14f12be7b05-1" in latest.stdout
+    assert b"revisionName: fedora-dev-fedora-v1beta1-" in older.stdout
+    assert b"fedora-dev-fedora-v1beta1-7ebda14f12be7b05-1" not in older.stdout
