@@ -153,7 +153,7 @@ def test_every_exit_code_is_documented_in_help_and_readme() -> None:
     assert {0, 1, 2, 130, 141, 143} <= codes, codes
     help_section = cli.USAGE.split("Exit status:")[1].split("Environment:")[0]
     readme = (REPO / "README.md").read_text()
-    readme_section = readme.split("**Exit codes and errors.**")[1].split("\n\n")[0]
+    readme_section = readme.split("\n## Exit codes and errors\n\n")[1].split("\n\n")[0]
     for code in codes:
         assert re.search(rf"(?<!\d){code}(?!\d)", help_section), f"exit {code} missing from --help"
         assert re.search(rf"(?<!\d){code}(?!\d)", readme_section), f"exit {code} missing from the README"
