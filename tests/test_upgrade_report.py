@@ -53,7 +53,9 @@ def render_alone(objects: list[dict[str, Any]], release: str) -> tuple[list[Any]
     errors: dict[tuple[str, str], list[str]] = {}
     for r in out.get("results") or []:
         ref = r.get("resourceRef") or {}
-        if r["severity"] == "error" and ref.get("kind") == "VirtualMachine":
+        # one entry per mistake, as the report says them: KubeVirt's verdict that follows from a cause is left out
+        if r["severity"] == "error" and ref.get("kind") == "VirtualMachine" and \
+                "follows-from" not in (r.get("tags") or {}):
             path = (r.get("field") or {}).get("path")
             said = f"{path}: {r['message']}" if path and not r["message"].startswith(path) else r["message"]
             errors.setdefault((ref.get("namespace", ""), ref["name"]), []).append(said)
