@@ -119,7 +119,7 @@ class _Frame:
         self.key_start = 0
         self.key_column = 0
         self.in_value = in_value  # a mapping: whether the next node is the pending key's value; None: a sequence
-        self.pairs_end: int | None = None  # the end of its last pair so far
+        self.pairs_end: int | None = None  # where its last pair so far ends (its last event's end: see _line_end)
         self.start = start
         self.column = column
 
@@ -190,12 +190,13 @@ def locate(text: str, edits: Edits, entry: bool = False
             if node is not None and node.direct():
                 if done.pairs_end is None:
                     return None
+                pairs_end = _line_end(text, done.pairs_end)  # only here and for an edited pair (most pairs are not)
                 # several mappings can end at the same place: deeper ones first in the text
-                order = done.pairs_end - len(frames) - 1
+                order = pairs_end - len(frames) - 1
                 additions = {k: node.new[k] for k, v in node.changes.items() if v == ADD}
                 if additions:
-                    out.append((done.pairs_end, order, ADD, (additions, done.column, node.new)))
-                sites.append(Site(text.rfind("\n", 0, done.start) + 1, done.start, done.pairs_end, order, node,
+                    out.append((pairs_end, order, ADD, (additions, done.column, node.new)))
+                sites.append(Site(text.rfind("\n", 0, done.start) + 1, done.start, pairs_end, order, node,
                                   done.column))
                 remaining -= 1
             remaining -= _value_done(frames[-1] if frames else None, event, text, out, sites, len(frames))
@@ -241,12 +242,12 @@ def _value_done(frame: _Frame | None, event: Any, text: str, out: list[tuple[int
         return 0
     frame.in_value = False
     key, key_start, column = frame.key, frame.key_start, frame.key_column
-    end = _line_end(text, event.end_mark.index)
-    frame.pairs_end = end
+    frame.pairs_end = event.end_mark.index
     node = frame.edits
     edit = node.changes.get(key) if node is not None and isinstance(key, str) else None
     if edit == REPLACE or edit == REMOVE or edit == FLOW:
         assert node is not None and key is not None
+        end = _line_end(text, frame.pairs_end)
         out.append((key_start, end, edit, ({key: node.new.get(key)}, column, node.new)))
         if edit != FLOW:
             return 1
