@@ -24,7 +24,9 @@ walk stops after it and the pinned matcher's blanked text, the same on every VM,
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_left, bisect_right
+from functools import cache
 from typing import Any, NamedTuple
 
 from yaml import events as ev
@@ -117,7 +119,7 @@ class _Frame:
         self.key_start = 0
         self.key_column = 0
         self.in_value = in_value  # a mapping: whether the next node is the pending key's value; None: a sequence
-        self.pairs_end: int | None = None  # the end of its last pair so far
+        self.pairs_end: int | None = None  # where its last pair so far ends (its last event's end: see _line_end)
         self.start = start
         self.column = column
 
@@ -174,6 +176,12 @@ def locate(text: str, edits: Edits, entry: bool = False
                     frame.edits.changes[frame.key] = FLOW
                     remaining += 2 - sub.pending()  # the pair's span and its site
                 sub = None
+            if sub is None:  # nothing in it is edited: only its end matters (the end of its pair's value)
+                event = _skip_node(parser)
+                if event is None:
+                    return None
+                remaining -= _value_done(frame, event, text, out, sites, len(frames))
+                continue
             mark = event.start_mark
             frames.append(_Frame(sub, False if cls is ev.MappingStartEvent else None, mark.index, mark.column))
         elif cls is ev.MappingEndEvent or cls is ev.SequenceEndEvent:
@@ -182,16 +190,39 @@ def locate(text: str, edits: Edits, entry: bool = False
             if node is not None and node.direct():
                 if done.pairs_end is None:
                     return None
+                pairs_end = _line_end(text, done.pairs_end)  # only here and for an edited pair (most pairs are not)
                 # several mappings can end at the same place: deeper ones first in the text
-                order = done.pairs_end - len(frames) - 1
+                order = pairs_end - len(frames) - 1
                 additions = {k: node.new[k] for k, v in node.changes.items() if v == ADD}
                 if additions:
-                    out.append((done.pairs_end, order, ADD, (additions, done.column, node.new)))
-                sites.append(Site(text.rfind("\n", 0, done.start) + 1, done.start, done.pairs_end, order, node,
+                    out.append((pairs_end, order, ADD, (additions, done.column, node.new)))
+                sites.append(Site(text.rfind("\n", 0, done.start) + 1, done.start, pairs_end, order, node,
                                   done.column))
                 remaining -= 1
             remaining -= _value_done(frames[-1] if frames else None, event, text, out, sites, len(frames))
     return out, sites
+
+
+_OPEN = (ev.MappingStartEvent, ev.SequenceStartEvent)
+_CLOSE = (ev.MappingEndEvent, ev.SequenceEndEvent)
+
+
+def _skip_node(parser: Any) -> Any:
+    """The end event of the collection whose start event was just read (None: the stream ended first). A
+    depth count instead of a frame per nested collection: the walk's cost is mostly its events, and most of
+    an expanded VM's collections hold no edit."""
+    depth = 1
+    get = parser.get_event
+    while True:
+        cls = type(event := get())
+        if cls in _CLOSE:
+            depth -= 1
+            if not depth:
+                return event
+        elif cls in _OPEN:
+            depth += 1
+        elif cls is ev.StreamEndEvent:
+            return None
 
 
 def _line_end(text: str, index: int) -> int:
@@ -211,12 +242,12 @@ def _value_done(frame: _Frame | None, event: Any, text: str, out: list[tuple[int
         return 0
     frame.in_value = False
     key, key_start, column = frame.key, frame.key_start, frame.key_column
-    end = _line_end(text, event.end_mark.index)
-    frame.pairs_end = end
+    frame.pairs_end = event.end_mark.index
     node = frame.edits
     edit = node.changes.get(key) if node is not None and isinstance(key, str) else None
     if edit == REPLACE or edit == REMOVE or edit == FLOW:
         assert node is not None and key is not None
+        end = _line_end(text, frame.pairs_end)
         out.append((key_start, end, edit, ({key: node.new.get(key)}, column, node.new)))
         if edit != FLOW:
             return 1
@@ -250,6 +281,10 @@ class SiteRead(NamedTuple):
     node: Edits
     blanked: frozenset[tuple[int, str]]
     pair: str | None = None
+
+    def readable(self) -> bool:
+        """Whether :meth:`entry` gives a text (without making its value)."""
+        return _site_lines(self.skeleton, self.lo, self.hi, self.column, self.pair is not None) is not None
 
     def entry(self) -> tuple[str, dict[str, Any]] | None:
         entry = _site_text(self.skeleton, self.lo, self.hi, self.column, self.pair is not None)
@@ -453,21 +488,26 @@ def _site_text(out: str, lo: int, hi: int, column: int, pair: bool = False) -> s
     (a line that could belong to the mapping's last value, or be read differently alone, never passes).
     With ``pair`` the lines are one pair of a longer mapping, its key at ``column``: content at ``column`` (the
     next key) closes it too."""
-    if hi > len(out) or (hi and out[hi - 1] != "\n"):
+    after = _site_lines(out, lo, hi, column, pair)
+    if after is None:
         return None
     lines = out[lo:hi].split("\n")
     lines.pop()  # after the last line break
-    if pair and lines[0][column:column + 1] in ("", " "):  # its key must stand at its mapping's column
-        return None
-    pad = " " * column
     doc = ["- " + lines[0][column:]]
-    for line in lines[1:]:
-        if line.startswith(pad):
-            doc.append("  " + line[column:])
-        elif line.strip(" "):
-            return None
-        else:
-            doc.append("")
+    doc += ["  " + line[column:] if line.startswith(" " * column) else "" for line in lines[1:]]
+    return "\n".join(doc + after) + "\n"
+
+
+def _site_lines(out: str, lo: int, hi: int, column: int, pair: bool) -> list[str] | None:
+    """The checks of :func:`_site_text`, without making the entry: None if they fail, else the blank lines after
+    the mapping as the entry has them."""
+    if hi > len(out) or (hi and out[hi - 1] != "\n"):
+        return None
+    if pair and out[lo:hi].partition("\n")[0][column:column + 1] in ("", " "):  # its key at its mapping's column
+        return None
+    if hi - 1 > lo and _shallow(column).search(out, lo, hi - 1) is not None:
+        return None
+    after = []
     at = hi
     while at < len(out):
         nl = out.find("\n", at)
@@ -478,9 +518,15 @@ def _site_text(out: str, lo: int, hi: int, column: int, pair: bool = False) -> s
             if indent < column + pair and body[0] != "\t" or body[0] == "#" and indent <= column:
                 break
             return None
-        doc.append("  " + line[column:] if len(line) > column else "")
+        after.append("  " + line[column:] if len(line) > column else "")
         at = len(out) if nl < 0 else nl + 1
-    return "\n".join(doc) + "\n"
+    return after
+
+
+@cache
+def _shallow(column: int) -> re.Pattern[str]:
+    """A line after the first that is neither indented to ``column`` nor blank (spaces only)."""
+    return re.compile(r"\n(?! {%d}| *$)" % column, re.M)
 
 
 def _emit_pairs(e: Emitter, pairs: dict[str, Any], column: int) -> str:

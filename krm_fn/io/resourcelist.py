@@ -30,7 +30,7 @@ from krm_fn.kube.meta import annotations_of
 from krm_fn.kube.paths import Obj
 
 if TYPE_CHECKING:  # patch reads with PyYAML: imported when an item is changed (start-up time)
-    from krm_fn.io.patch import Spliced
+    from krm_fn.io.patch import SiteRead, Spliced
 
 # between an entry's "-" and its first key: a space, then only comments on lines indented to the content
 _HEAD_GAP = re.compile(r" (?:[ \t]*#[^\n]*\n  )*")
@@ -575,8 +575,13 @@ def _owe(done: Spliced, text: str, trusted: bool, as_entry: bool, item: Obj, rea
     it; None when an edited mapping cannot be read back on its own. A rewritten flow-map pair that cannot be
     read back on its own has the whole text read back instead."""
     whole = not trusted
-    for site in () if whole else done.reads():
+    sites = [] if whole else done.reads()
+    for site in sites:
         joined = reads.join(site.key, owner) if site.key is not None else None
+        if joined is None and site.key is None and _inside(site, sites):
+            # its text is part of an enclosing site's, which is read back (or the whole text is): that read
+            # proves it too; only whether it could be read alone decides, as before, whether to splice
+            joined = site.readable() or None
         if joined is None:
             read = site.entry()
             if read is None:
@@ -591,6 +596,12 @@ def _owe(done: Spliced, text: str, trusted: bool, as_entry: bool, item: Obj, rea
     if whole:
         reads.add(text if as_entry else _item_as_entry(text), item, owner, ordered=False)
     return text
+
+
+def _inside(site: SiteRead, sites: list[SiteRead]) -> bool:
+    """Whether another of ``sites`` holds all of ``site``'s text (an expanded VM: a mapping inside an edited one)."""
+    return any(other.lo <= site.lo and site.hi <= other.hi and other.hi - other.lo > site.hi - site.lo
+               for other in sites)
 
 
 def _fresh(e: Emitter, item: Obj, as_entry: bool) -> str:

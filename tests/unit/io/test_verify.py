@@ -368,6 +368,26 @@ def test_a_flow_map_pair_not_readable_alone_has_its_item_read_whole(monkeypatch:
     assert ("# sized" in out) is not wrong  # kept when the whole item reads back as the new object, else emitted
 
 
+@pytest.mark.parametrize("wrong", [False, True])
+def test_a_mapping_edited_inside_another_is_proven_by_the_outer_read_back(monkeypatch: pytest.MonkeyPatch,
+                                                                           wrong: bool) -> None:
+    # an expansion with few edits (issue 24): spec, domain and the item itself edited, one inside the other
+    rl = parse_resource_list(HEAD + VM.replace("    name: vm1\n", "    name: vm1\n    labels:\n      tier: \"web\"\n"))
+    new = copy.deepcopy(rl.items[0])
+    del new["spec"]["instancetype"]
+    new["spec"]["template"]["spec"]["domain"]["cpu"] = {"cores": 2}
+    new["status"] = {}
+    owed: list[str] = []
+    add = ReadBacks.add
+    monkeypatch.setattr(ReadBacks, "add", lambda self, entry, *a, **k: (owed.append(entry), add(self, entry, *a, **k)))
+    if wrong:  # the innermost edit written one column too far: only the outer read-back can catch it
+        monkeypatch.setattr(patch_module, "_emit_pairs", _shifted_pairs(patch_module._emit_pairs))
+    out = dump_resource_list(rl, [new], [])
+    assert read(out)["items"] == [new]
+    assert len(owed) == 1 and owed[0].startswith("- apiVersion: kubevirt.io/v1\n")  # the item's own site
+    assert ('"web"' in out) is not wrong  # spliced when it reads back as the new object, else emitted fresh
+
+
 def test_a_wrong_copy_is_replaced_by_a_fresh_emit(monkeypatch: pytest.MonkeyPatch) -> None:
     rl = parse_resource_list(INDENTED)
     real = resourcelist._as_document_text
