@@ -118,17 +118,24 @@ def _replace(value: Any, path: tuple[Any, ...], new: Any) -> Any:
     return copy
 
 
-@st.composite
-def confused_vms(draw: st.DrawFn) -> tuple[list[dict[str, Any]], tuple[Any, ...]]:
-    items = draw(item_lists(vms=(1, 2)))
-    vms = [i for i, o in enumerate(items) if o["kind"] == "VirtualMachine"]
-    at = vms[0]
-    rnd = random.Random(draw(SEEDS))
+WRONG_VALUES = st.one_of(st.sampled_from(_WRONG), TRICKY_VALUES)
+
+
+def confused_items(rnd: random.Random, items: list[dict[str, Any]], wrong: Any) -> tuple[list[dict[str, Any]],
+                                                                                        tuple[Any, ...]]:
+    """``items`` with ``wrong`` put at a random path of the first VM's spec (``rnd`` picks it); the path."""
+    at = next(i for i, o in enumerate(items) if o["kind"] == "VirtualMachine")
     path = rnd.choice(_paths(items[at]["spec"])[1:] or [()])
-    wrong = draw(st.one_of(st.sampled_from(_WRONG), TRICKY_VALUES))
     items = list(items)
     items[at] = {**items[at], "spec": _replace(items[at]["spec"], path, wrong)}
     return items, path
+
+
+@st.composite
+def confused_vms(draw: st.DrawFn) -> tuple[list[dict[str, Any]], tuple[Any, ...]]:
+    items = draw(item_lists(vms=(1, 2)))
+    rnd = random.Random(draw(SEEDS))
+    return confused_items(rnd, items, draw(WRONG_VALUES))
 
 
 @PROPERTY
