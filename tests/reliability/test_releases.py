@@ -32,6 +32,7 @@ from krm_fn.kubevirt_versions import RELEASES
 from krm_fn.process import process
 from krm_fn.render.output import release_results
 from tests.randomised import count
+from tests.unit.kubevirt.test_admission_objects import _answer, check_release_answer
 from tests.reliability.strategies import SEEDS, TRICKY_VALUES, Draw
 from tests.reliability.support import PROPERTY, identity, invalid_emitted, parse, renderer, resource_list
 from tests.reliability.test_properties import MODES, WRONG_VALUES, check_invariants, confused_items
@@ -130,3 +131,16 @@ def test_every_release_generates_random_selections_through_process(version: str,
     _valid_for_the_release(version, data, out.data)
     objs = parse(out.data)["items"] or []
     assert [d.message for o in objs if not (d := decide(o, RELEASES[version].tag)).allowed] == []
+
+
+# --- random objects: each release's admission follows from main's ----------------------------------------------
+@pytest.mark.parametrize("version", VERSIONS)
+@settings(PER_RELEASE, max_examples=count(100, 600, "KUBEVIRT_KRM_RELEASE_OBJECTS"))
+@given(seed=SEEDS, values=st.lists(TRICKY_VALUES, max_size=2), preference=st.booleans())
+def test_every_release_admits_random_objects_as_main_implies(version: str, seed: int, values: list[str],
+                                                              preference: bool) -> None:
+    """Objects drawn from main's API (so with fields older releases do not know): refused at decode naming
+    each such field, else main's answer (``test_admission_objects.check_release_answer``)."""
+    draw = Draw(seed, values, ["k.x"])
+    o = draw.preference() if preference else draw.instancetype()
+    check_release_answer(o, version, _answer(decide(o)))

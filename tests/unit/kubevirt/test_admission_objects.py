@@ -15,10 +15,12 @@ import pytest
 import yaml
 
 from krm_fn.io.loader import load_documents
+from krm_fn.kube.api import ALPHA_API_VERSIONS
 from krm_fn.kube.status import INVALID, REQUIRED, TYPE_INVALID, Cause, go_quote, invalid_message
 from krm_fn.kubevirt.schema import INT_FORMATS, Node
-from krm_fn.kubevirt.schema.crd import definition
-from krm_fn.kubevirt.webhooks.admission import Decision, decide
+from krm_fn.kubevirt.schema.crd import definition, unknown_fields
+from krm_fn.kubevirt.webhooks.admission import GO_STRUCTS, Decision, decide
+from krm_fn.kubevirt_versions import RELEASES
 from krm_fn.process import Options, process
 from tests.conftest import shared_dir
 
@@ -51,6 +53,61 @@ def test_shared_case(case: Path) -> None:
     (expected,) = yaml.safe_load((case / "expected.yaml").read_text(encoding="utf-8"))
     got = _answer(decide(document.value))
     assert got == {key: expected[key] for key in got}
+
+
+# --- the shared cases for every release ------------------------------------------------------------------------
+# The cases are main's answers (v1.9.0 answers the same). An older release's answer follows from them: its CRDs
+# differ only in the fields they know (one schema per release), its webhooks only in the launchSecurity warning
+# (v1.9+), its served versions only in v1.5's alphas. So: a field the release does not know (and main does) is
+# refused at decode, naming it, unless the object is refused before decode; without one, the answer is main's.
+LAUNCH_SECURITY_WARNING = "launchSecurity is deprecated"
+
+
+def _release_answer(o: dict[str, Any], version: str) -> tuple[dict[str, Any], list[str]]:
+    """(the release's answer, the fields only the release does not know)."""
+    tag = RELEASES[version].tag
+    new: list[str] = []
+    if isinstance(o.get("metadata"), dict) and o.get("kind") in GO_STRUCTS:
+        name = f"v1beta1.{o['kind']}"
+        known = set(unknown_fields(o, definition(name)))
+        new = [path for path in unknown_fields(o, definition(name, tag)) if path not in known]
+    return _answer(decide(o, tag)), new
+
+
+def check_release_answer(o: dict[str, Any], version: str, main: dict[str, Any]) -> None:
+    """``version``'s answer to ``o`` is the one that follows from ``main``'s (as :func:`_answer` words it)."""
+    got, new = _release_answer(o, version)
+    main = dict(main)
+    row = RELEASES[version]
+    if main["stage"] == "version" and row.alpha_versions_served and o.get("apiVersion") in ALPHA_API_VERSIONS:
+        # v1.5 serves the alphas with the v1beta1 schema: the v1beta1 object's answer, a deprecation warning first
+        beta, _ = _release_answer({**o, "apiVersion": V1BETA1}, version)
+        alpha = o["apiVersion"].rpartition("/")[2]
+        message = beta["message"] and beta["message"].replace('in version "v1beta1"', f'in version "{alpha}"', 1)
+        if beta["allowed"]:
+            deprecation = got["warnings"][0]
+            assert deprecation.startswith(f"{o['apiVersion']} ") and deprecation.endswith(
+                " is now deprecated and will be removed in v1."), deprecation
+            beta["warnings"] = [deprecation] + beta["warnings"]
+        assert got == {**beta, "message": message}
+        return
+    refused_before_decode = main["stage"] == "version" or (
+        main["stage"] == "decode" and "strict decoding error" not in main["message"])
+    if new and not refused_before_decode:
+        assert got["stage"] == "decode" and not got["allowed"], got
+        assert all(f'unknown field "{path}"' in got["message"] for path in new), (new, got["message"])
+        return
+    if not row.launch_security_warning:
+        main["warnings"] = [w for w in main["warnings"] if not w.startswith(LAUNCH_SECURITY_WARNING)]
+    assert got == main
+
+
+@pytest.mark.parametrize("version", list(RELEASES))
+@pytest.mark.parametrize("case", _cases(), ids=lambda p: p.name)
+def test_shared_case_for_every_release(case: Path, version: str) -> None:
+    (document,) = load_documents((case / "input.yaml").read_text(encoding="utf-8"))
+    (expected,) = yaml.safe_load((case / "expected.yaml").read_text(encoding="utf-8"))
+    check_release_answer(document.value, version, {key: expected[key] for key in _answer(Decision(None))})
 
 
 def obj(kind: str, spec: Any, name: str = "x", **meta: Any) -> dict[str, Any]:
