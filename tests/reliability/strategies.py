@@ -15,6 +15,7 @@ from typing import Any
 from hypothesis import strategies as st
 
 from krm_fn.kube.api import (
+    ALPHA_API_VERSIONS,
     INSTANCETYPE_API_VERSION,
     KIND_CLUSTER_INSTANCETYPE,
     KIND_CLUSTER_PREFERENCE,
@@ -246,15 +247,19 @@ class Draw:
             md["annotations"] = {k: self.value() for k in rnd.sample(ANNOTATION_KEYS, rnd.randint(1, 3))}
         return md
 
+    def api_version(self) -> str:
+        """Mostly v1beta1; sometimes an alpha (only v1.5 serves them; the others refuse them, naming migrate)."""
+        return self.rnd.choice(sorted(ALPHA_API_VERSIONS)) if self.rnd.random() < 0.1 else INSTANCETYPE_API_VERSION
+
     def instancetype(self) -> dict[str, Any]:
         kind = self.rnd.choice((KIND_CLUSTER_INSTANCETYPE, KIND_INSTANCETYPE))
-        return {"apiVersion": INSTANCETYPE_API_VERSION, "kind": kind,
+        return {"apiVersion": self.api_version(), "kind": kind,
                 "metadata": self.metadata(kind == KIND_CLUSTER_INSTANCETYPE),
                 "spec": generate("v1beta1.VirtualMachineInstancetypeSpec", self.rnd, self.tag)}
 
     def preference(self) -> dict[str, Any]:
         kind = self.rnd.choice((KIND_CLUSTER_PREFERENCE, KIND_PREFERENCE))
-        return {"apiVersion": INSTANCETYPE_API_VERSION, "kind": kind,
+        return {"apiVersion": self.api_version(), "kind": kind,
                 "metadata": self.metadata(kind == KIND_CLUSTER_PREFERENCE),
                 "spec": generate("v1beta1.VirtualMachinePreferenceSpec", self.rnd, self.tag)}
 
