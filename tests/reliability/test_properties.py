@@ -4,8 +4,8 @@ tricky scalars, through ``krm_fn.process.process(bytes)``.
 For every input: no exception; every input item is in the output (same apiVersion/kind/namespace/name, in
 order, annotations intact, unowned items unchanged); every object we generated or changed is strictly valid
 (``validateOutput``); the output is byte-identical when run twice; rendering the output again (results
-stripped, as kpt does) changes nothing. A small sample is also checked across interpreters with different
-``PYTHONHASHSEED``.
+stripped, as kpt does) changes nothing. A small sample (every KubeVirt release) is also checked across
+interpreters with different ``PYTHONHASHSEED``; every release on its own: ``test_releases.py``.
 
 Examples per property: ``$KUBEVIRT_KRM_HYPOTHESIS_EXAMPLES`` (default 200, 2,000 with ``KUBEVIRT_KRM_DEEP=1``;
 new ones every run, from the run's seed: ``KUBEVIRT_KRM_SEED=N`` replays them, see ``tests/randomised.py``).
@@ -29,6 +29,7 @@ from krm_fn.io.resourcelist import dump_resource_list, parse_resource_list
 from krm_fn.process import process
 from krm_fn.index import is_vm
 from krm_fn.kubevirt.schema.strict import covers
+from krm_fn.kubevirt_versions import RELEASES
 from tests.conftest import REPO
 from tests.reliability.strategies import SEEDS, TRICKY_VALUES, Draw, item_lists, unowned_lists
 from tests.reliability.support import PROPERTY, identity, parse, renderer, resource_list
@@ -158,9 +159,11 @@ def test_output_does_not_depend_on_the_hash_seed() -> None:
     inputs = []
     for seed in range(24):
         values = [rnd.choice(("ünï ☃", "yes", "a: b", "0777", "multi\nline\n"))]
-        items = Draw(seed, values, ["k.x", "on"]).items((1, 3), 4, 3)
+        version = list(RELEASES)[seed % len(RELEASES)]  # every release, its own API
+        items = Draw(seed, values, ["k.x", "on"], RELEASES[version].tag).items((1, 3), 4, 3)
         mode = MODES[seed % 2]
-        inputs.append(resource_list(items, renderer(mode, revisions={"scope": "shared" if seed % 3 else "per-vm"})))
+        inputs.append(resource_list(items, renderer(mode, revisions={"scope": "shared" if seed % 3 else "per-vm"},
+                                                    kubevirtVersion=version)))
     local = [hashlib.sha256(process(d).data).hexdigest() for d in inputs]
     payload = json.dumps([d.hex() for d in inputs])
     for hash_seed in ("1", "4242"):

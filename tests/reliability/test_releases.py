@@ -144,3 +144,11 @@ def test_every_release_admits_random_objects_as_main_implies(version: str, seed:
     draw = Draw(seed, values, ["k.x"])
     o = draw.preference() if preference else draw.instancetype()
     check_release_answer(o, version, _answer(decide(o)))
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_the_release_settings_used_above_are_accepted(version: str) -> None:
+    """The renders above are for the release asked for, not a config error (which would pass them vacuously)."""
+    for mode in MODES:
+        out = process(resource_list([], renderer(mode, kubevirtVersion=version, validateOutput=True)))
+        assert (out.exit_code, out.results) == (0, [])
