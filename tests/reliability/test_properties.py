@@ -26,7 +26,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from krm_fn.io.resourcelist import dump_resource_list, parse_resource_list
-from krm_fn.process import process
+from krm_fn.process import Output, process
 from krm_fn.index import is_vm
 from krm_fn.kubevirt.schema.strict import covers
 from krm_fn.kubevirt_versions import RELEASES
@@ -44,8 +44,8 @@ def _annotations(obj: dict[str, Any]) -> Any:
 
 
 def check_invariants(items: list[dict[str, Any]], fn_config: dict[str, Any],
-                     invalid_output_ok: bool = False) -> list[dict[str, Any]]:
-    """Every invariant of one run; returns the output items. ``invalid_output_ok``: the input is broken on
+                     invalid_output_ok: bool = False) -> Output:
+    """Every invariant of one run; returns the run's output. ``invalid_output_ok``: the input is broken on
     purpose, so ``validateOutput`` error results are a correct answer (they still make exit 1)."""
     data = resource_list(items, fn_config)
     out = process(data)  # must not raise: the input is well-formed (or broken only inside a VM's spec)
@@ -71,7 +71,7 @@ def check_invariants(items: list[dict[str, Any]], fn_config: dict[str, Any],
     again = dump_resource_list(rl, rl.items, []).encode()  # kpt drops the results between runs
     rl2 = parse_resource_list(process(again).data.decode())
     assert dump_resource_list(rl2, rl2.items, []).encode() == again, "rendering the output again changed it"
-    return after
+    return out
 
 
 @PROPERTY
@@ -149,7 +149,7 @@ def test_wrong_types_in_a_vm_spec_never_crash(case: tuple[list[dict[str, Any]], 
 # --- determinism across interpreters (hash randomisation) -----------------------------------------------------
 _CHILD = """
 import hashlib, json, sys
-from krm_fn.process import process
+from krm_fn.process import Output, process
 print(json.dumps([hashlib.sha256(process(bytes.fromhex(h)).data).hexdigest() for h in json.load(sys.stdin)]))
 """
 

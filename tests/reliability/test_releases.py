@@ -84,10 +84,8 @@ def test_every_release_renders_random_lists(version: str, seed: int, values: lis
     outputs: dict[str, Any] = {}
     for mode in MODES:
         config = renderer(mode, kubevirtVersion=version, validateOutput=True, **extra)
-        check_invariants(items, config)
-        data = resource_list(items, config)
-        outputs[mode] = process(data)
-        _valid_for_the_release(version, data, outputs[mode].data)
+        outputs[mode] = check_invariants(items, config)
+        _valid_for_the_release(version, resource_list(items, config), outputs[mode].data)
     _expand_from_pins(version, items, outputs["revisions"].data, outputs["expand"].data,
                       _vm_errors(outputs["expand"].results))
 
