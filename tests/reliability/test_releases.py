@@ -31,10 +31,11 @@ from krm_fn.kubevirt.webhooks.admission import decide
 from krm_fn.kubevirt_versions import RELEASES
 from krm_fn.process import process
 from krm_fn.render.output import release_results
+from tests.conftest import require_shared
 from tests.randomised import count
-from tests.unit.kubevirt.test_admission_objects import _answer, check_release_answer
+from tests.unit.kubevirt.test_admission_objects import _answer, check_release_answer, swagger_unknown
 from tests.reliability.strategies import SEEDS, TRICKY_VALUES, Draw
-from tests.reliability.support import PROPERTY, identity, invalid_emitted, parse, renderer, resource_list
+from tests.reliability.support import PROPERTY, emitted, identity, invalid_emitted, parse, renderer, resource_list
 from tests.reliability.test_properties import MODES, WRONG_VALUES, check_invariants, confused_items
 
 pytestmark = [pytest.mark.reliability, pytest.mark.usefixtures("fast_builtin_catalog")]
@@ -48,8 +49,20 @@ def _items(version: str, seed: int, values: list[str], vms: tuple[int, int] = (1
 
 
 def _valid_for_the_release(version: str, data: bytes, out: bytes) -> None:
-    problems = invalid_emitted(parse(data)["items"] or [], parse(out)["items"] or [], RELEASES[version].tag)
+    """Everything emitted is valid for the release's packaged schema, and (the release's own swagger.json, an
+    oracle apart from the code under test) no VM spec or revision holds a field the release does not know."""
+    before, after = parse(data)["items"] or [], parse(out)["items"] or []
+    problems = invalid_emitted(before, after, RELEASES[version].tag)
     assert not problems, f"{version}: " + "\n".join(problems)
+    for obj in emitted(before, after):
+        if obj.get("kind") == "VirtualMachine":
+            unknown = swagger_unknown({"spec": obj.get("spec")}, "v1.VirtualMachine", version)
+        elif obj.get("kind") == "ControllerRevision":
+            data_kind = obj["data"]["kind"]
+            unknown = swagger_unknown({"spec": obj["data"].get("spec")}, f"v1beta1.{data_kind}", version)
+        else:
+            continue
+        assert not unknown, f"{version}: {identity(obj)} holds fields the release does not know: {sorted(unknown)}"
 
 
 def _vm_errors(results: Any) -> set[tuple[str, str, str, str]]:
@@ -79,6 +92,7 @@ def _expand_from_pins(version: str, items: list[dict[str, Any]], pinned_out: byt
 @PER_RELEASE
 @given(seed=SEEDS, values=st.lists(TRICKY_VALUES, max_size=3), shared=st.booleans())
 def test_every_release_renders_random_lists(version: str, seed: int, values: list[str], shared: bool) -> None:
+    require_shared("reference/kubevirt-releases")  # each release's swagger.json: the oracle of its fields
     items = _items(version, seed, values)
     extra: dict[str, Any] = {"revisions": {"scope": "shared"}} if shared else {}
     outputs: dict[str, Any] = {}
@@ -138,7 +152,8 @@ def test_every_release_generates_random_selections_through_process(version: str,
 def test_every_release_admits_random_objects_as_main_implies(version: str, seed: int, values: list[str],
                                                               preference: bool) -> None:
     """Objects drawn from main's API (so with fields older releases do not know): refused at decode naming
-    each such field, else main's answer (``test_admission_objects.check_release_answer``)."""
+    each field the release's own swagger.json lacks, else main's answer (``test_admission_objects.check_release_answer``)."""
+    require_shared("reference/kubevirt-releases")  # each release's swagger.json: the oracle of its fields
     draw = Draw(seed, values, ["k.x"])
     o = draw.preference() if preference else draw.instancetype()
     check_release_answer(o, version, _answer(decide(o)))

@@ -8,6 +8,7 @@ per numbered item of the issue, each on objects of its own.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -18,9 +19,9 @@ from krm_fn.io.loader import load_documents
 from krm_fn.kube.api import ALPHA_API_VERSIONS
 from krm_fn.kube.status import INVALID, REQUIRED, TYPE_INVALID, Cause, go_quote, invalid_message
 from krm_fn.kubevirt.schema import INT_FORMATS, Node
-from krm_fn.kubevirt.schema.crd import definition, unknown_fields
+from krm_fn.kubevirt.schema.crd import definition
 from krm_fn.kubevirt.webhooks.admission import GO_STRUCTS, Decision, decide
-from krm_fn.kubevirt_versions import RELEASES
+from krm_fn.kubevirt_versions import DEFAULT, RELEASES
 from krm_fn.process import Options, process
 from tests.conftest import shared_dir
 
@@ -71,15 +72,52 @@ LAUNCH_SECURITY_WARNED = ("v1.9", "v1.10")
 LAUNCH_SECURITY_WARNING = "launchSecurity is deprecated"
 
 
-def _release_answer(o: dict[str, Any], version: str) -> tuple[dict[str, Any], list[str]]:
-    """(the release's answer, the fields only the release does not know)."""
+def _swagger(version: str) -> dict[str, Any]:
+    """The release's own API document (shared/reference/kubevirt-releases/<tag>/swagger.json; main answers as
+    v1.9.0), not the packaged schema under test."""
     tag = RELEASES[version].tag
-    new: list[str] = []
+    path = shared_dir() / "reference" / "kubevirt-releases" / ("v1.9.0" if tag == "main" else tag) / "swagger.json"
+    if path not in _SWAGGERS:
+        _SWAGGERS[path] = json.loads(path.read_text(encoding="utf-8"))["definitions"]
+    return _SWAGGERS[path]
+
+
+_SWAGGERS: dict[Path, dict[str, Any]] = {}
+
+
+def _unknown_in_swagger(value: Any, schema: dict[str, Any], defs: dict[str, Any], path: str, out: set[str]) -> None:
+    """The fields of ``value`` the swagger ``schema`` does not know, named as the strict decoder names them."""
+    schema = defs[schema["$ref"].rpartition("/")[2]] if "$ref" in schema else schema
+    if isinstance(value, dict) and "properties" in schema:
+        for key, child in value.items():
+            known = schema["properties"].get(key)
+            if known is None:
+                out.add(f"{path}.{key}")
+            else:
+                _unknown_in_swagger(child, known, defs, f"{path}.{key}", out)
+    elif isinstance(value, dict) and isinstance(schema.get("additionalProperties"), dict):
+        for key, child in value.items():
+            _unknown_in_swagger(child, schema["additionalProperties"], defs, f"{path}.{key}", out)
+    elif isinstance(value, list) and "items" in schema:
+        for i, child in enumerate(value):
+            _unknown_in_swagger(child, schema["items"], defs, f"{path}[{i}]", out)
+
+
+def swagger_unknown(value: dict[str, Any], definition_name: str, version: str) -> set[str]:
+    """The fields of ``value`` (an object of ``definition_name``, e.g. ``v1.VirtualMachine``, or the part of one
+    given) that ``version``'s own swagger.json does not know (``spec.foo``, ``spec.gpus[0].foo``)."""
+    out: set[str] = set()
+    _unknown_in_swagger(value, {"$ref": f"#/definitions/{definition_name}"}, _swagger(version), "", out)
+    return {path.lstrip(".") for path in out}
+
+
+def _release_answer(o: dict[str, Any], version: str) -> tuple[dict[str, Any], list[str]]:
+    """(the release's answer, the spec fields only the release's swagger does not know)."""
+    new: set[str] = set()
     if isinstance(o.get("metadata"), dict) and o.get("kind") in GO_STRUCTS:
-        name = f"v1beta1.{o['kind']}"
-        known = set(unknown_fields(o, definition(name)))
-        new = [path for path in unknown_fields(o, definition(name, tag)) if path not in known]
-    return _answer(decide(o, tag)), new
+        spec, name = {"spec": o.get("spec")}, f"v1beta1.{o['kind']}"
+        new = swagger_unknown(spec, name, version) - swagger_unknown(spec, name, DEFAULT)
+    return _answer(decide(o, RELEASES[version].tag)), sorted(new)
 
 
 def check_release_answer(o: dict[str, Any], version: str, main: dict[str, Any]) -> None:
