@@ -48,21 +48,26 @@ def _items(version: str, seed: int, values: list[str], vms: tuple[int, int] = (1
     return Draw(seed, values, ["k.x"], RELEASES[version].tag).items(vms, 4, 2)
 
 
+def _unknown_to_release(obj: dict[str, Any], version: str) -> set[str]:
+    """The spec fields of an emitted VM, revision, instancetype or preference that the release's own swagger.json
+    (an oracle apart from the packaged schema under test) does not know."""
+    kind = obj.get("kind")
+    if kind == "VirtualMachine":
+        return swagger_unknown({"spec": obj.get("spec")}, "v1.VirtualMachine", version)
+    if kind == "ControllerRevision":
+        return swagger_unknown({"spec": obj["data"].get("spec")}, f"v1beta1.{obj['data']['kind']}", version)
+    if kind in TYPE_KINDS:
+        return swagger_unknown({"spec": obj.get("spec")}, f"v1beta1.{kind}", version)
+    return set()
+
+
 def _valid_for_the_release(version: str, data: bytes, out: bytes) -> None:
-    """Everything emitted is valid for the release's packaged schema, and (the release's own swagger.json, an
-    oracle apart from the code under test) no VM spec or revision holds a field the release does not know."""
+    """Everything emitted is valid for the release's packaged schema and holds no field it does not know."""
     before, after = parse(data)["items"] or [], parse(out)["items"] or []
     problems = invalid_emitted(before, after, RELEASES[version].tag)
     assert not problems, f"{version}: " + "\n".join(problems)
-    for obj in emitted(before, after):
-        if obj.get("kind") == "VirtualMachine":
-            unknown = swagger_unknown({"spec": obj.get("spec")}, "v1.VirtualMachine", version)
-        elif obj.get("kind") == "ControllerRevision":
-            data_kind = obj["data"]["kind"]
-            unknown = swagger_unknown({"spec": obj["data"].get("spec")}, f"v1beta1.{data_kind}", version)
-        else:
-            continue
-        assert not unknown, f"{version}: {identity(obj)} holds fields the release does not know: {sorted(unknown)}"
+    unknown = {identity(o): sorted(u) for o in emitted(before, after) if (u := _unknown_to_release(o, version))}
+    assert not unknown, f"{version}: fields the release does not know: {unknown}"
 
 
 def _vm_errors(results: Any) -> set[tuple[str, str, str, str]]:
@@ -120,6 +125,8 @@ def test_every_releases_builtin_catalog_is_known_to_it(version: str, builtin: st
     assert objs
     assert [r.summary() for r in release_results(objs, version)] == []
     assert invalid_emitted([], objs, RELEASES[version].tag) == []
+    require_shared("reference/kubevirt-releases")
+    assert {identity(o): sorted(u) for o in objs if (u := _unknown_to_release(o, version))} == {}
     refused = [(identity(o), d.message) for o in objs if not (d := decide(o, RELEASES[version].tag)).allowed]
     assert refused == []
 
@@ -130,6 +137,7 @@ def test_every_releases_builtin_catalog_is_known_to_it(version: str, builtin: st
 def test_every_release_generates_random_selections_through_process(version: str, seed: int, scope: str) -> None:
     rnd = random.Random(seed)
     series = rnd.sample(["u1", "cx1", "m1", "n1", "o1", "rt1"], rnd.randint(1, 3))  # every release's
+    require_shared("reference/kubevirt-releases")
     spec: dict[str, Any] = {"kubevirtVersion": version, "scope": scope, "include": {"series": series},
                             "validateOutput": True}
     if scope != "Cluster":
