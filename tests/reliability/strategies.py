@@ -15,17 +15,19 @@ from typing import Any
 from hypothesis import strategies as st
 
 from krm_fn.kube.api import (
+    ALPHA_API_VERSIONS,
     INSTANCETYPE_API_VERSION,
     KIND_CLUSTER_INSTANCETYPE,
     KIND_CLUSTER_PREFERENCE,
     KIND_INSTANCETYPE,
     KIND_PREFERENCE,
 )
-from krm_fn.kubevirt.schema import ARR, MAP, OBJ, QTY, SCALAR, Node, spec_schema
+from krm_fn.kubevirt.schema import ARR, DEFAULT_TAG, MAP, OBJ, QTY, SCALAR, Node, spec_schema
 from krm_fn.kubevirt.schema.strict import required_fields
 from tests.reliability.layouts import Plain, node
 
-REQUIRED = required_fields()  # as written in the schema (the API server requires them, defaults or not)
+# the required fields are as written in the release's schema (``required_fields(tag)``: the API server requires
+# them, defaults or not)
 
 Strategy = st.SearchStrategy[Any]
 MAX_DEPTH = 10
@@ -38,7 +40,7 @@ ALLOW: dict[str, tuple[str, ...]] = {
     "v1.VirtualMachineInstanceSpec": ("domain", "volumes", "networks", "subdomain", "terminationGracePeriodSeconds"),
     "v1.DomainSpec": ("cpu", "memory", "devices", "features", "firmware", "clock", "resources", "machine"),
     "v1.Devices": ("disks", "interfaces", "autoattachSerialConsole", "autoattachGraphicsDevice",
-                   "networkInterfaceMultiqueue", "rng", "inputs"),
+                   "networkInterfaceMultiqueue", "rng", "inputs", "video", "panicDevices"),
     "v1.Disk": ("name", "disk", "cdrom", "lun", "bootOrder", "dedicatedIOThread"),
     "v1.DiskTarget": ("bus",), "v1.CDRomTarget": ("bus",), "v1.LunTarget": ("bus",),
     "v1.Interface": ("name", "masquerade", "bridge", "model"),
@@ -55,17 +57,21 @@ ALLOW: dict[str, tuple[str, ...]] = {
     "v1.CloudInitNoCloudSource": ("userData",),
     "v1.Network": ("name", "pod"),
     "v1.ResourceRequirements": ("requests", "limits"),
-    "v1beta1.VirtualMachineInstancetypeSpec": ("cpu", "memory", "ioThreadsPolicy", "nodeSelector", "annotations"),
+    # the fields some releases lack (ioThreads, launchSecurity, video, panic devices, architecture) are drawn
+    # too, so that each release's switches are exercised (a release's draw never has a field it does not know)
+    "v1beta1.VirtualMachineInstancetypeSpec": ("cpu", "memory", "ioThreadsPolicy", "ioThreads", "launchSecurity",
+                                               "nodeSelector", "annotations"),
     "v1beta1.CPUInstancetype": ("guest", "model", "maxSockets", "dedicatedCPUPlacement", "isolateEmulatorThread"),
     "v1beta1.MemoryInstancetype": ("guest", "maxGuest", "overcommitPercent", "hugepages"),
     "v1beta1.VirtualMachinePreferenceSpec": ("clock", "cpu", "devices", "features", "firmware", "machine",
                                              "preferSpreadSocketToCoreRatio", "preferredArchitecture",
                                              "preferredSubdomain", "preferredTerminationGracePeriodSeconds",
-                                             "requirements"),
+                                             "preferredLaunchSecurity", "requirements"),
     "v1beta1.DevicePreferences": ("preferredDiskBus", "preferredCdromBus", "preferredLunBus", "preferredInterfaceModel",
                                   "preferredAutoattachSerialConsole", "preferredInputBus", "preferredInputType",
                                   "preferredRng", "preferredTPM", "preferredInterfaceMasquerade",
-                                  "preferredDiskDedicatedIoThread", "preferredNetworkInterfaceMultiQueue"),
+                                  "preferredDiskDedicatedIoThread", "preferredNetworkInterfaceMultiQueue",
+                                  "preferredVideoType", "preferredPanicDeviceModel"),
     "v1beta1.FeaturePreferences": ("preferredAcpi", "preferredSmm", "preferredHyperv", "preferredApic"),
     "v1beta1.CPUPreferences": ("preferredCPUTopology", "spreadOptions"),
 }
@@ -138,7 +144,7 @@ def _scalar(node: Node, prop: str, rnd: random.Random) -> Any:
     return None
 
 
-def _value(node: Node, prop: str, depth: int, rnd: random.Random) -> Any:
+def _value(node: Node, prop: str, depth: int, rnd: random.Random, tag: str) -> Any:
     kind = node.kind
     if kind == QTY:
         return rnd.choice(QUANTITIES) if rnd.random() < 0.85 else rnd.randint(1, 4)
@@ -146,33 +152,34 @@ def _value(node: Node, prop: str, depth: int, rnd: random.Random) -> Any:
         return _scalar(node, prop, rnd)
     if kind == ARR:
         assert node.items is not None
-        return [_value(node.items, prop, depth + 1, rnd) for _ in range(rnd.randint(0, 2))]
+        return [_value(node.items, prop, depth + 1, rnd, tag) for _ in range(rnd.randint(0, 2))]
     if kind == MAP:
         assert node.values is not None
         keys = rnd.sample(("cpu", "memory") if node.values.kind == QTY else LABEL_KEYS, rnd.randint(0, 2))
         if node.values.kind == QTY:
             return {k: rnd.choice(QUANTITIES) for k in keys}
-        return {k: _value(node.values, prop, depth + 1, rnd) for k in keys}
+        return {k: _value(node.values, prop, depth + 1, rnd, tag) for k in keys}
     if kind == OBJ:
-        return _object(node, depth, rnd)
+        return _object(node, depth, rnd, tag)
     return None
 
 
-def _object(node: Node, depth: int, rnd: random.Random) -> dict[str, Any]:
+def _object(node: Node, depth: int, rnd: random.Random, tag: str) -> dict[str, Any]:
     allowed = ALLOW.get(node.name)
-    required = REQUIRED.get(node.name, node.required)
+    required = required_fields(tag).get(node.name, node.required)
     out: dict[str, Any] = {}
     for prop, (child, _code) in node.props.items():
         if prop in required:
-            out[prop] = _value(child, prop, depth + 1, rnd)
+            out[prop] = _value(child, prop, depth + 1, rnd, tag)
         elif depth < MAX_DEPTH and (allowed is None or prop in allowed) and rnd.random() < RARE.get(prop, OPTIONAL_P):
-            out[prop] = _value(child, prop, depth + 1, rnd)
+            out[prop] = _value(child, prop, depth + 1, rnd, tag)
     return out
 
 
-def generate(name: str, rnd: random.Random) -> dict[str, Any]:
-    """A well-formed random value of the schema definition ``name`` (bounded subset of fields)."""
-    return _object(spec_schema().definition(name), 0, rnd)
+def generate(name: str, rnd: random.Random, tag: str = DEFAULT_TAG) -> dict[str, Any]:
+    """A well-formed random value of the schema definition ``name`` in KubeVirt ``tag``'s API (bounded subset
+    of fields; a field the release does not know is never drawn)."""
+    return _object(spec_schema(tag).definition(name), 0, rnd, tag)
 
 
 def from_definition(name: str) -> Strategy:
@@ -204,10 +211,11 @@ LABEL_VALUES = ("", "x", "yes", "0777", "1e3", "2001-12-14", "v1.2")
 
 
 class Draw:
-    """Objects from one seed, with hypothesis-drawn tricky strings mixed in."""
+    """Objects from one seed, with hypothesis-drawn tricky strings mixed in, in the API of KubeVirt ``tag``."""
 
-    def __init__(self, seed: int, values: list[str], keys: list[str]) -> None:
+    def __init__(self, seed: int, values: list[str], keys: list[str], tag: str = DEFAULT_TAG) -> None:
         self.rnd = random.Random(seed)
+        self.tag = tag  # the KubeVirt release whose API the objects are drawn from
         self.values = values or ["x"]
         self.keys = keys or ["k"]
 
@@ -239,17 +247,21 @@ class Draw:
             md["annotations"] = {k: self.value() for k in rnd.sample(ANNOTATION_KEYS, rnd.randint(1, 3))}
         return md
 
+    def api_version(self) -> str:
+        """Mostly v1beta1; sometimes an alpha (only v1.5 serves them; the others refuse them, naming migrate)."""
+        return self.rnd.choice(sorted(ALPHA_API_VERSIONS)) if self.rnd.random() < 0.1 else INSTANCETYPE_API_VERSION
+
     def instancetype(self) -> dict[str, Any]:
         kind = self.rnd.choice((KIND_CLUSTER_INSTANCETYPE, KIND_INSTANCETYPE))
-        return {"apiVersion": INSTANCETYPE_API_VERSION, "kind": kind,
+        return {"apiVersion": self.api_version(), "kind": kind,
                 "metadata": self.metadata(kind == KIND_CLUSTER_INSTANCETYPE),
-                "spec": generate("v1beta1.VirtualMachineInstancetypeSpec", self.rnd)}
+                "spec": generate("v1beta1.VirtualMachineInstancetypeSpec", self.rnd, self.tag)}
 
     def preference(self) -> dict[str, Any]:
         kind = self.rnd.choice((KIND_CLUSTER_PREFERENCE, KIND_PREFERENCE))
-        return {"apiVersion": INSTANCETYPE_API_VERSION, "kind": kind,
+        return {"apiVersion": self.api_version(), "kind": kind,
                 "metadata": self.metadata(kind == KIND_CLUSTER_PREFERENCE),
-                "spec": generate("v1beta1.VirtualMachinePreferenceSpec", self.rnd)}
+                "spec": generate("v1beta1.VirtualMachinePreferenceSpec", self.rnd, self.tag)}
 
     def matcher(self, types: list[dict[str, Any]], builtin: tuple[str, ...],
                 kinds: tuple[str, str]) -> dict[str, Any] | None:
@@ -273,7 +285,7 @@ class Draw:
         return {"name": "does-not-exist", "kind": rnd.choice(kinds)}
 
     def virtual_machine(self, types: list[dict[str, Any]]) -> dict[str, Any]:
-        spec = generate("v1.VirtualMachineSpec", self.rnd)
+        spec = generate("v1.VirtualMachineSpec", self.rnd, self.tag)
         its = [t for t in types if t["kind"] in (KIND_CLUSTER_INSTANCETYPE, KIND_INSTANCETYPE)]
         prefs = [t for t in types if t["kind"] in (KIND_CLUSTER_PREFERENCE, KIND_PREFERENCE)]
         matchers: dict[str, Any] = {}
@@ -332,10 +344,10 @@ class Draw:
 SEEDS = st.integers(0, 2**32 - 1)
 
 
-def item_lists(vms: tuple[int, int] = (1, 3), types: int = 4, others: int = 2) -> Strategy:
+def item_lists(vms: tuple[int, int] = (1, 3), types: int = 4, others: int = 2, tag: str = DEFAULT_TAG) -> Strategy:
     """Instancetypes, preferences, VMs referencing them (or the builtin catalog, or nothing) and unowned items
-    with tricky scalars, shuffled."""
-    return st.builds(lambda seed, values, keys: Draw(seed, values, keys).items(vms, types, others),
+    with tricky scalars, shuffled; in the API of KubeVirt ``tag``."""
+    return st.builds(lambda seed, values, keys: Draw(seed, values, keys, tag).items(vms, types, others),
                      SEEDS, st.lists(TRICKY_VALUES, max_size=3), st.lists(TRICKY_KEY, max_size=2))
 
 

@@ -15,6 +15,7 @@ from krm_fn.io.emitter import Emitter
 from krm_fn.io.loader import load_documents
 from krm_fn.io.resourcelist import parse_resource_list
 from krm_fn.process import Options, process, run
+from krm_fn.kubevirt.schema import DEFAULT_TAG
 from krm_fn.kubevirt.schema.strict import covers, validate_object
 from krm_fn.render.output import output_results
 from tests.conftest import fn_command
@@ -64,11 +65,12 @@ def emitted(input_items: Sequence[Any], output_items: Sequence[Any]) -> list[Any
     return [o for o in output_items if before.get(identity(o)) != o]
 
 
-def invalid_emitted(input_items: Sequence[Any], output_items: Sequence[Any]) -> list[str]:
+def invalid_emitted(input_items: Sequence[Any], output_items: Sequence[Any], tag: str = DEFAULT_TAG) -> list[str]:
+    """Why each object we generated or changed is not valid for KubeVirt ``tag`` (default: the newest release)."""
     problems: list[str] = []
     for obj in emitted(input_items, output_items):
         if covers(obj):
-            problems += [f"{'/'.join(identity(obj))}: {p}" for p in validate_object(obj)]
+            problems += [f"{'/'.join(identity(obj))}: {p}" for p in validate_object(obj, tag)]
     return problems
 
 

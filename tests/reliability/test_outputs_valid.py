@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from krm_fn.io.loader import load_documents
+from krm_fn.kubevirt_versions import DEFAULT, RELEASES
 from krm_fn.process import Options, process
 from tests.conftest import REPO, run_fn
 from tests.engine_support import case_dirs, load_case
@@ -77,17 +78,25 @@ def test_example_outputs_are_valid(pkg: Path, config_file: Path) -> None:
         assert strict.exit_code == out.exit_code
 
 
-@pytest.mark.parametrize("path", CASES, ids=[p.name for p in CASES])
-def test_conformance_outputs_are_valid(path: Path) -> None:
+# each case for the default release and one older release in turn (each older one on a quarter of the cases: the
+# suite's time; the releases' own answers are tests/test_conformance_releases.py), validated against its API
+OLDER = list(RELEASES)[:list(RELEASES).index(DEFAULT)]
+CASE_RELEASES = [(path, OLDER[i % len(OLDER)]) for i, path in enumerate(CASES)]
+
+
+@pytest.mark.parametrize(("path", "older"), CASE_RELEASES, ids=[p.name for p, _ in CASE_RELEASES])
+def test_conformance_outputs_are_valid(path: Path, older: str) -> None:
     case = load_case(path)
     items = case.items
-    for mode, extra in (("revisions", {}), ("revisions", {"revisions": {"scope": "shared"}}), ("expand", {})):
-        config = renderer(mode, catalog={"builtin": "none"}, validateOutput=True, **extra)
+    for version, mode, extra in ((DEFAULT, "revisions", {}), (DEFAULT, "revisions", {"revisions": {"scope": "shared"}}),
+                                 (DEFAULT, "expand", {}), (older, "expand", {}), (older, "revisions", {})):
+        config = renderer(mode, catalog={"builtin": "none"}, validateOutput=True, kubevirtVersion=version, **extra)
+        assert process(resource_list([], config)).exit_code == 0  # the config is valid
         data = resource_list(items, config)
         out = process(data)
-        assert not [r.summary() for r in out.results if ("stage", "output") in r.tags], mode
-        problems = invalid_emitted(parse(data)["items"], parse(out.data)["items"])
-        assert not problems, f"{mode}: " + "\n".join(problems)
+        assert not [r.summary() for r in out.results if ("stage", "output") in r.tags], (version, mode)
+        problems = invalid_emitted(parse(data)["items"], parse(out.data)["items"], RELEASES[version].tag)
+        assert not problems, f"{version} {mode}: " + "\n".join(problems)
 
 
 # --- spec.validateOutput -----------------------------------------------------------------------------

@@ -4,8 +4,8 @@ tricky scalars, through ``krm_fn.process.process(bytes)``.
 For every input: no exception; every input item is in the output (same apiVersion/kind/namespace/name, in
 order, annotations intact, unowned items unchanged); every object we generated or changed is strictly valid
 (``validateOutput``); the output is byte-identical when run twice; rendering the output again (results
-stripped, as kpt does) changes nothing. A small sample is also checked across interpreters with different
-``PYTHONHASHSEED``.
+stripped, as kpt does) changes nothing. A small sample (every KubeVirt release) is also checked across
+interpreters with different ``PYTHONHASHSEED``; every release on its own: ``test_releases.py``.
 
 Examples per property: ``$KUBEVIRT_KRM_HYPOTHESIS_EXAMPLES`` (default 200, 2,000 with ``KUBEVIRT_KRM_DEEP=1``;
 new ones every run, from the run's seed: ``KUBEVIRT_KRM_SEED=N`` replays them, see ``tests/randomised.py``).
@@ -26,9 +26,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from krm_fn.io.resourcelist import dump_resource_list, parse_resource_list
-from krm_fn.process import process
+from krm_fn.process import Output, process
 from krm_fn.index import is_vm
 from krm_fn.kubevirt.schema.strict import covers
+from krm_fn.kubevirt_versions import RELEASES
 from tests.conftest import REPO
 from tests.reliability.strategies import SEEDS, TRICKY_VALUES, Draw, item_lists, unowned_lists
 from tests.reliability.support import PROPERTY, identity, parse, renderer, resource_list
@@ -43,8 +44,8 @@ def _annotations(obj: dict[str, Any]) -> Any:
 
 
 def check_invariants(items: list[dict[str, Any]], fn_config: dict[str, Any],
-                     invalid_output_ok: bool = False) -> list[dict[str, Any]]:
-    """Every invariant of one run; returns the output items. ``invalid_output_ok``: the input is broken on
+                     invalid_output_ok: bool = False) -> Output:
+    """Every invariant of one run; returns the run's output. ``invalid_output_ok``: the input is broken on
     purpose, so ``validateOutput`` error results are a correct answer (they still make exit 1)."""
     data = resource_list(items, fn_config)
     out = process(data)  # must not raise: the input is well-formed (or broken only inside a VM's spec)
@@ -70,7 +71,7 @@ def check_invariants(items: list[dict[str, Any]], fn_config: dict[str, Any],
     again = dump_resource_list(rl, rl.items, []).encode()  # kpt drops the results between runs
     rl2 = parse_resource_list(process(again).data.decode())
     assert dump_resource_list(rl2, rl2.items, []).encode() == again, "rendering the output again changed it"
-    return after
+    return out
 
 
 @PROPERTY
@@ -118,17 +119,24 @@ def _replace(value: Any, path: tuple[Any, ...], new: Any) -> Any:
     return copy
 
 
-@st.composite
-def confused_vms(draw: st.DrawFn) -> tuple[list[dict[str, Any]], tuple[Any, ...]]:
-    items = draw(item_lists(vms=(1, 2)))
-    vms = [i for i, o in enumerate(items) if o["kind"] == "VirtualMachine"]
-    at = vms[0]
-    rnd = random.Random(draw(SEEDS))
+WRONG_VALUES = st.one_of(st.sampled_from(_WRONG), TRICKY_VALUES)
+
+
+def confused_items(rnd: random.Random, items: list[dict[str, Any]], wrong: Any) -> tuple[list[dict[str, Any]],
+                                                                                        tuple[Any, ...]]:
+    """``items`` with ``wrong`` put at a random path of the first VM's spec (``rnd`` picks it); the path."""
+    at = next(i for i, o in enumerate(items) if o["kind"] == "VirtualMachine")
     path = rnd.choice(_paths(items[at]["spec"])[1:] or [()])
-    wrong = draw(st.one_of(st.sampled_from(_WRONG), TRICKY_VALUES))
     items = list(items)
     items[at] = {**items[at], "spec": _replace(items[at]["spec"], path, wrong)}
     return items, path
+
+
+@st.composite
+def confused_vms(draw: st.DrawFn) -> tuple[list[dict[str, Any]], tuple[Any, ...]]:
+    items = draw(item_lists(vms=(1, 2)))
+    rnd = random.Random(draw(SEEDS))
+    return confused_items(rnd, items, draw(WRONG_VALUES))
 
 
 @PROPERTY
@@ -141,7 +149,7 @@ def test_wrong_types_in_a_vm_spec_never_crash(case: tuple[list[dict[str, Any]], 
 # --- determinism across interpreters (hash randomisation) -----------------------------------------------------
 _CHILD = """
 import hashlib, json, sys
-from krm_fn.process import process
+from krm_fn.process import Output, process
 print(json.dumps([hashlib.sha256(process(bytes.fromhex(h)).data).hexdigest() for h in json.load(sys.stdin)]))
 """
 
@@ -151,9 +159,11 @@ def test_output_does_not_depend_on_the_hash_seed() -> None:
     inputs = []
     for seed in range(24):
         values = [rnd.choice(("ünï ☃", "yes", "a: b", "0777", "multi\nline\n"))]
-        items = Draw(seed, values, ["k.x", "on"]).items((1, 3), 4, 3)
+        version = list(RELEASES)[seed % len(RELEASES)]  # every release, its own API
+        items = Draw(seed, values, ["k.x", "on"], RELEASES[version].tag).items((1, 3), 4, 3)
         mode = MODES[seed % 2]
-        inputs.append(resource_list(items, renderer(mode, revisions={"scope": "shared" if seed % 3 else "per-vm"})))
+        inputs.append(resource_list(items, renderer(mode, revisions={"scope": "shared" if seed % 3 else "per-vm"},
+                                                    kubevirtVersion=version)))
     local = [hashlib.sha256(process(d).data).hexdigest() for d in inputs]
     payload = json.dumps([d.hex() for d in inputs])
     for hash_seed in ("1", "4242"):

@@ -8,6 +8,7 @@ per numbered item of the issue, each on objects of its own.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -15,10 +16,12 @@ import pytest
 import yaml
 
 from krm_fn.io.loader import load_documents
+from krm_fn.kube.api import ALPHA_API_VERSIONS
 from krm_fn.kube.status import INVALID, REQUIRED, TYPE_INVALID, Cause, go_quote, invalid_message
 from krm_fn.kubevirt.schema import INT_FORMATS, Node
 from krm_fn.kubevirt.schema.crd import definition
-from krm_fn.kubevirt.webhooks.admission import Decision, decide
+from krm_fn.kubevirt.webhooks.admission import GO_STRUCTS, Decision, decide
+from krm_fn.kubevirt_versions import DEFAULT, RELEASES
 from krm_fn.process import Options, process
 from tests.conftest import shared_dir
 
@@ -38,6 +41,10 @@ def _answer(decision: Decision) -> dict[str, Any]:
             "warnings": [w.message for w in decision.warnings]}
 
 
+def test_the_releases_are_the_documented_ones() -> None:
+    assert set(ALPHAS_SERVED + LAUNCH_SECURITY_WARNED) <= set(RELEASES)
+
+
 def test_there_are_150_shared_cases() -> None:
     if not CASES.is_dir():
         pytest.skip(f"{CASES} not found (set KUBEVIRT_KRM_SHARED)")
@@ -51,6 +58,101 @@ def test_shared_case(case: Path) -> None:
     (expected,) = yaml.safe_load((case / "expected.yaml").read_text(encoding="utf-8"))
     got = _answer(decide(document.value))
     assert got == {key: expected[key] for key in got}
+
+
+# --- the shared cases for every release ------------------------------------------------------------------------
+# The cases are main's answers (v1.9.0 answers the same). An older release's answer follows from them: its CRDs
+# differ only in the fields they know (one schema per release), its webhooks only in the launchSecurity warning
+# (v1.9+), its served versions only in v1.5's alphas. So: a field the release does not know (and main does) is
+# refused at decode, naming it, unless the object is refused before decode; without one, the answer is main's.
+# from shared/docs/kubevirt-releases.md, not from the release table under test: 1.1 (only v1.5 serves the alphas),
+# 4.2 (the instancetype webhook's launchSecurity warning arrives in v1.9)
+ALPHAS_SERVED = ("v1.5",)
+LAUNCH_SECURITY_WARNED = ("v1.9", "v1.10")
+LAUNCH_SECURITY_WARNING = "launchSecurity is deprecated"
+
+
+def _swagger(version: str) -> dict[str, Any]:
+    """The release's own API document (shared/reference/kubevirt-releases/<tag>/swagger.json; main answers as
+    v1.9.0), not the packaged schema under test."""
+    tag = RELEASES[version].tag
+    path = shared_dir() / "reference" / "kubevirt-releases" / ("v1.9.0" if tag == "main" else tag) / "swagger.json"
+    if path not in _SWAGGERS:
+        _SWAGGERS[path] = json.loads(path.read_text(encoding="utf-8"))["definitions"]
+    return _SWAGGERS[path]
+
+
+_SWAGGERS: dict[Path, dict[str, Any]] = {}
+
+
+def _unknown_in_swagger(value: Any, schema: dict[str, Any], defs: dict[str, Any], path: str, out: set[str]) -> None:
+    """The fields of ``value`` the swagger ``schema`` does not know, named as the strict decoder names them."""
+    schema = defs[schema["$ref"].rpartition("/")[2]] if "$ref" in schema else schema
+    if isinstance(value, dict) and "properties" in schema:
+        for key, child in value.items():
+            known = schema["properties"].get(key)
+            if known is None:
+                out.add(f"{path}.{key}")
+            else:
+                _unknown_in_swagger(child, known, defs, f"{path}.{key}", out)
+    elif isinstance(value, dict) and isinstance(schema.get("additionalProperties"), dict):
+        for key, child in value.items():
+            _unknown_in_swagger(child, schema["additionalProperties"], defs, f"{path}.{key}", out)
+    elif isinstance(value, list) and "items" in schema:
+        for i, child in enumerate(value):
+            _unknown_in_swagger(child, schema["items"], defs, f"{path}[{i}]", out)
+
+
+def swagger_unknown(value: dict[str, Any], definition_name: str, version: str) -> set[str]:
+    """The fields of ``value`` (an object of ``definition_name``, e.g. ``v1.VirtualMachine``, or the part of one
+    given) that ``version``'s own swagger.json does not know (``spec.foo``, ``spec.gpus[0].foo``)."""
+    out: set[str] = set()
+    _unknown_in_swagger(value, {"$ref": f"#/definitions/{definition_name}"}, _swagger(version), "", out)
+    return {path.lstrip(".") for path in out}
+
+
+def _release_answer(o: dict[str, Any], version: str) -> tuple[dict[str, Any], list[str]]:
+    """(the release's answer, the spec fields only the release's swagger does not know)."""
+    new: set[str] = set()
+    if isinstance(o.get("metadata"), dict) and o.get("kind") in GO_STRUCTS:
+        spec, name = {"spec": o.get("spec")}, f"v1beta1.{o['kind']}"
+        new = swagger_unknown(spec, name, version) - swagger_unknown(spec, name, DEFAULT)
+    return _answer(decide(o, RELEASES[version].tag)), sorted(new)
+
+
+def check_release_answer(o: dict[str, Any], version: str, main: dict[str, Any]) -> None:
+    """``version``'s answer to ``o`` is the one that follows from ``main``'s (as :func:`_answer` words it)."""
+    got, new = _release_answer(o, version)
+    main = dict(main)
+    if main["stage"] == "version" and version in ALPHAS_SERVED and o.get("apiVersion") in ALPHA_API_VERSIONS:
+        # v1.5 serves the alphas with the v1beta1 schema: the v1beta1 object's answer, a deprecation warning first
+        beta, _ = _release_answer({**o, "apiVersion": V1BETA1}, version)
+        alpha = o["apiVersion"].rpartition("/")[2]
+        message = beta["message"] and beta["message"].replace('in version "v1beta1"', f'in version "{alpha}"', 1)
+        if beta["allowed"]:
+            deprecation = got["warnings"][0]
+            assert deprecation.startswith(f"{o['apiVersion']} ") and deprecation.endswith(
+                " is now deprecated and will be removed in v1."), deprecation
+            beta["warnings"] = [deprecation] + beta["warnings"]
+        assert got == {**beta, "message": message}
+        return
+    refused_before_decode = main["stage"] == "version" or (
+        main["stage"] == "decode" and "strict decoding error" not in main["message"])
+    if new and not refused_before_decode:
+        assert got["stage"] == "decode" and not got["allowed"], got
+        assert all(f'unknown field "{path}"' in got["message"] for path in new), (new, got["message"])
+        return
+    if version not in LAUNCH_SECURITY_WARNED:
+        main["warnings"] = [w for w in main["warnings"] if not w.startswith(LAUNCH_SECURITY_WARNING)]
+    assert got == main
+
+
+@pytest.mark.parametrize("version", list(RELEASES))
+@pytest.mark.parametrize("case", _cases(), ids=lambda p: p.name)
+def test_shared_case_for_every_release(case: Path, version: str) -> None:
+    (document,) = load_documents((case / "input.yaml").read_text(encoding="utf-8"))
+    (expected,) = yaml.safe_load((case / "expected.yaml").read_text(encoding="utf-8"))
+    check_release_answer(document.value, version, {key: expected[key] for key in _answer(Decision(None))})
 
 
 def obj(kind: str, spec: Any, name: str = "x", **meta: Any) -> dict[str, Any]:
