@@ -391,7 +391,7 @@ def _with_package_dir(options: Options, fn_config: Obj | None) -> Options:
     package as an absolute path: in KRM mode (``options.kpt``) an absolute path naming a kpt package (a
     directory holding a ``Kptfile``) is taken as the root. Anything else may only name a directory inside
     the root, symlinks resolved: the annotation never widens what a config can read (docs/reliability.md)."""
-    package = kpt_annotations.of(fn_config).get(ANN_PACKAGE_PATH)
+    package = annotations_of(fn_config).get(ANN_PACKAGE_PATH)
     if not package or not isinstance(package, str):  # a non-string is refused by config.load
         return options
     where = dotted(("metadata", "annotations", ANN_PACKAGE_PATH))

@@ -41,9 +41,6 @@ def atoi(value: Any) -> int | None:
     return number if INT64[0] <= number <= INT64[1] else None
 
 
-of = annotations_of  # an item's annotations ({} when not a mapping): kube.meta's
-
-
 def file_path(obj: Any) -> str | None:
     """The file an item comes from (path annotation, internal form first); None when unset."""
     ann = annotations_of(obj)

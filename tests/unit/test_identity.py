@@ -91,13 +91,11 @@ def test_wrappers_are_looked_through_once() -> None:
 def test_annotations_are_read_in_one_place(obj: Any, expected: dict[str, str]) -> None:
     """``metadata.annotations`` as every reader sees it (kube/meta.py): a mapping, or empty when anything on the
     way is not one; the stream's, the ResourceList's and the renderer's readers follow it."""
-    from krm_fn.kube import kpt_annotations
     from krm_fn.kube.meta import annotations_of
     from krm_fn.render.revisions import with_sync_wave
     from krm_fn.stream import printed, unannotated
 
     assert annotations_of(obj) == expected
-    assert kpt_annotations.of(obj) == expected
     if isinstance(obj, dict):
         assert unannotated(obj) is obj  # no tracking annotation to drop
         assert printed(obj, None)
