@@ -39,7 +39,6 @@ from krm_fn.results import Result
 
 FLAVOR_GROUP: Final = "flavor.kubevirt.io"
 FLAVOR_API_VERSION: Final = "flavor.kubevirt.io/v1alpha1"
-LEGACY_INSTANCETYPE_API_VERSIONS: Final = ALPHA_API_VERSIONS
 KIND_FLAVOR: Final = "VirtualMachineFlavor"
 KIND_CLUSTER_FLAVOR: Final = "VirtualMachineClusterFlavor"
 FLAVOR_KINDS: Final = {KIND_FLAVOR: KIND_INSTANCETYPE, KIND_CLUSTER_FLAVOR: KIND_CLUSTER_INSTANCETYPE}
@@ -61,7 +60,7 @@ def target_kind(api_version: Any, kind: Any) -> str | None:
         if kind in FLAVOR_KINDS:
             return FLAVOR_KINDS[str(kind)]
         return str(kind) if kind in FAMILY_KINDS["preference"] else None
-    if api_version in LEGACY_INSTANCETYPE_API_VERSIONS and kind in TYPE_KINDS:
+    if api_version in ALPHA_API_VERSIONS and kind in TYPE_KINDS:
         return str(kind)
     return None
 
