@@ -36,7 +36,7 @@ from krm_fn.kube.api import (
     VM_TEMPLATE_GROUP,
 )
 from krm_fn.kube.identity import group_of
-from krm_fn.kube.paths import Obj
+from krm_fn.kube.paths import Obj, get2
 from krm_fn.results import FileRef, ResourceRef, Result
 
 POOL_TEMPLATE: Final = "spec.virtualMachineTemplate"
@@ -63,8 +63,7 @@ def carried(item: Obj, values: Mapping[str, str]) -> list[Carried] | None:
     kind = item.get("kind")
     api_version = item.get("apiVersion")
     if kind == KIND_POOL and api_version in POOL_API_VERSIONS:
-        template = (item.get("spec") or {}).get("virtualMachineTemplate") if isinstance(item.get("spec"), dict) \
-            else None
+        template = get2(item, "spec", "virtualMachineTemplate")
         return [Carried(pool_vm(item, template), POOL_TEMPLATE, written=True)] if isinstance(template, dict) else []
     if kind == KIND_VM_TEMPLATE and group_of(api_version) == VM_TEMPLATE_GROUP:
         spec = item.get("spec")
@@ -119,8 +118,7 @@ def processed(template: Obj, vm: Obj, params: Mapping[str, str | None], path: st
     if unset:
         return Carried(None, path, tuple(sorted(unset)))
     meta = out.get("metadata")
-    namespace = (template.get("metadata") or {}).get("namespace") if isinstance(template.get("metadata"), dict) \
-        else None
+    namespace = get2(template, "metadata", "namespace")
     if namespace and isinstance(meta, dict) and not meta.get("namespace"):
         out["metadata"] = {**meta, "namespace": namespace}
     return Carried(out, path)
