@@ -49,8 +49,10 @@ def not_a_label_value(value: Any) -> str:
     return f"{shown(value)} is not a valid label value ({LABEL_VALUE_RULE})"
 
 
+@functools.lru_cache(maxsize=4096)
 def is_qualified_key(key: str) -> bool:
-    """``IsQualifiedName`` (label and annotation keys): ``[prefix/]name``, prefix a DNS subdomain, name <= 63."""
+    """``IsQualifiedName`` (label and annotation keys): ``[prefix/]name``, prefix a DNS subdomain, name <= 63
+    (cached: every VM has the same keys)."""
     return not qualified_name_errors(key)
 
 
@@ -245,21 +247,11 @@ def object_meta_causes(meta: dict[str, Any], namespaced: bool, namespace_default
 
 def _labels_ok(labels: dict[str, str]) -> bool:
     for key, value in labels.items():
-        if not _label_key_ok(key) or not _label_value_ok(value):
+        if not is_qualified_key(key) or not is_label_value(value):
             return False
     return True
 
 
 @functools.lru_cache(maxsize=4096)
-def _label_key_ok(key: str) -> bool:
-    return not qualified_name_errors(key)
-
-
-@functools.lru_cache(maxsize=4096)
 def _annotation_key_ok(key: str) -> bool:
     return not qualified_name_errors(key.lower())
-
-
-@functools.lru_cache(maxsize=4096)
-def _label_value_ok(value: str) -> bool:
-    return not label_value_errors(value)
