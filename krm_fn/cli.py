@@ -401,15 +401,23 @@ def _looks_like_resource_list(data: bytes) -> bool:
 
 def _stream_mode(config_path: Path, inputs: list[str], validate: bool, stdin: bytes,
                  output: Path | None = None) -> int:
-    from krm_fn.io.inputs import Source
+    from krm_fn.errors import InputError
 
     try:
-        config = Source(f"config file {config_path}", config_path.read_bytes())
-    except OSError as exc:
-        _die(f"cannot read config file {config_path}: {exc.strerror}")
-    root = os.environ.get("KUSTOMIZE_PLUGIN_CONFIG_ROOT")
-    base = Path(root) if root else config_path.resolve().parent
+        config, base = _config_file(config_path, str(config_path))
+    except InputError as exc:
+        _die(exc.message)
     return _run_stream(config, base, inputs, stdin, validate, output)
+
+
+def _config_file(path: Path, name: str) -> tuple[Source, Path]:
+    """The config file as the input ``config file NAME``, and the directory its relative paths start from
+    (``$KUSTOMIZE_PLUGIN_CONFIG_ROOT``, else the file's own); raises InputError when it cannot be read."""
+    from krm_fn.io.inputs import Source
+
+    config = Source(f"config file {name}", _read_bytes(path, f"config file {name}"))
+    root = os.environ.get("KUSTOMIZE_PLUGIN_CONFIG_ROOT")
+    return config, Path(root) if root else path.resolve().parent
 
 
 def _run_stream(config: Source, base: Path | None, inputs: list[str], stdin: bytes, validate: bool,
@@ -575,7 +583,6 @@ def _upgrade_report(args: list[str]) -> int:
     """``upgrade-report``: what moving to another KubeVirt release (or catalog version) changes per VM
     (krm_fn/upgrade); exit 0 nothing changes, 1 something does, 2 usage or unusable config or input."""
     from krm_fn.errors import FnError
-    from krm_fn.io.inputs import Source
     from krm_fn.process import Options
     from krm_fn.upgrade import HELP as UPGRADE_HELP, main as upgrade_main, request
 
@@ -584,13 +591,10 @@ def _upgrade_report(args: list[str]) -> int:
         return 0
     try:
         req = request(args)
-        config_path = Path(req.config)
-        config = Source(f"config file {req.config}", _read_bytes(config_path, f"config file {req.config}"))
+        config, base = _config_file(Path(req.config), req.config)
         sources = [s for spec in req.operands for s in _sources(spec)]
-        base = os.environ.get("KUSTOMIZE_PLUGIN_CONFIG_ROOT")
         text, code = upgrade_main(req, config, sources, Options(
-            base_dir=Path(base) if base else config_path.resolve().parent,
-            fast_yaml=_fast_yaml_fits(sum(len(s.data) for s in sources))))
+            base_dir=base, fast_yaml=_fast_yaml_fits(sum(len(s.data) for s in sources))))
     except FnError as exc:
         _die(exc.message, 2)
     _print(text)

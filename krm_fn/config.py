@@ -29,7 +29,7 @@ from krm_fn.kube import kpt_annotations
 from krm_fn.kube.api import FN_API_VERSION, FN_GROUP, KIND_CATALOG, KIND_RENDERER
 from krm_fn.kube.identity import group_of
 from krm_fn.kube.paths import Obj
-from krm_fn.render.spec import RendererSpec
+from krm_fn.render.spec import FallbackCatalogSpec, RendererSpec
 
 Problems = list[tuple[str, str]]
 
@@ -351,8 +351,6 @@ def _catalog_source(cls: type, values: dict[str, Any]) -> list[tuple[str, str]]:
         return _one("set either builtin or path, not both")
     if builtin != "none":
         return []
-    from krm_fn.render.spec import FallbackCatalogSpec  # not imported for a generator's config (start-up time)
-
     if not issubclass(cls, FallbackCatalogSpec):
         return [(".builtin", "none is only for a VirtualMachineRenderer's spec.catalog (look types up nowhere); "
                              f"a generator needs a catalog (available: {', '.join(builtin_names())})")]

@@ -230,10 +230,11 @@ def identify(catalog: Catalog, typed: list[Obj], strict: bool, ignored: str) -> 
 
 
 def _releases(name: str, versions: list[str]) -> list[str]:
-    """The KubeVirt release lines whose virt-operator deploys one of ``versions`` of ``name``, oldest first."""
-    from krm_fn.kubevirt_versions import deployed_by
+    """The KubeVirt release lines whose virt-operator deploys one of ``versions`` of ``name``, oldest first (the
+    table's order, as ``kubevirt_versions.deployed_by``)."""
+    from krm_fn.kubevirt_versions import DEPLOYED
 
-    return sorted({r for v in versions for r in deployed_by(name, v)}, key=_release_order)
+    return [line for line, builtins in DEPLOYED.items() if builtins.get(name) in versions]
 
 
 def _deployed_by(name: str, version: str) -> str:
@@ -247,7 +248,3 @@ def _without_version_label(obj: Obj) -> Obj:
         return obj
     kept = {k: v for k, v in labels.items() if k != api.LABEL_COMMON_INSTANCETYPES_VERSION}
     return {**obj, "metadata": {**obj["metadata"], "labels": kept}}
-
-
-def _release_order(line: str) -> tuple[int, ...]:
-    return tuple(int(part) for part in line.removeprefix("v").split("."))

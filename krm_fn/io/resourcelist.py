@@ -354,11 +354,11 @@ def _resource_list_from(root: Any, text: str, doc: Document | None) -> ResourceL
     read = _Read(text if doc is not None else "", str(root.get("apiVersion") or RESOURCE_LIST_API_VERSION), extra)
     read.unusable = unusable
     if doc is not None:
-        for item in [*items, *(u.item for u in unusable)]:
+        read.originals = [*items, *(u.item for u in unusable)]
+        for item in read.originals:
             span = doc.spans.get(id(item))
             if span is not None:
                 read.source[id(item)] = span
-        read.originals = [*items, *(u.item for u in unusable)]
     return ResourceList(items, fn_config, results, read)
 
 
