@@ -29,7 +29,6 @@ from gotypes import GO_FIELDS, GO_INTS  # noqa: E402
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_SWAGGER = REPO.parent / "shared" / "schemas" / "kubevirt-swagger.json"
 DEFAULT_OUT = REPO / "krm_fn" / "kubevirt" / "schema" / "kubevirt.json"
-BASE_TAG = "main"  # the tag the base document (SWAGGER) is
 
 ROOTS = (
     "v1.VirtualMachine",
@@ -173,11 +172,11 @@ def render(swagger_path: Path) -> str:
 
 
 def release_tags() -> list[str]:
-    """Every tag of the release table but the base's, oldest first."""
+    """Every tag of the release table but the base's (the tag the base document, SWAGGER, is), oldest first."""
     sys.path.insert(0, str(REPO))
-    from krm_fn.kubevirt_versions import RELEASES
+    from krm_fn.kubevirt.schema import BASE_TAG, TAGS
 
-    return [row.tag for row in RELEASES.values() if row.tag != BASE_TAG]
+    return [tag for tag in TAGS if tag != BASE_TAG]
 
 
 def render_release(swagger_path: Path, base: dict[str, Any]) -> str:

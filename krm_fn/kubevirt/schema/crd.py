@@ -193,16 +193,11 @@ def _unknown(value: Any, node: Node, path: FieldPath, found: list[str]) -> None:
 
 
 def as_decoded(value: Any, node: Node) -> Any:
-    """``value`` as the API server hands it on: without the nulls of non-nullable fields, and with integral
-    numbers as integers (YAML's ``2.0`` is JSON's ``2``, sigs.k8s.io/yaml). A copy."""
+    """``value`` as the API server hands it on: without the nulls of non-nullable object fields
+    (``PruneNonNullableNullsWithoutDefaults``), and with integral numbers as integers (YAML's ``2.0`` is JSON's
+    ``2``, sigs.k8s.io/yaml). A copy."""
     if isinstance(value, float) and is_json_integer(value):
         return int(value)
-    return prune_nulls(value, node)
-
-
-def prune_nulls(value: Any, node: Node) -> Any:
-    """``value`` without the nulls of non-nullable object fields (``PruneNonNullableNullsWithoutDefaults``) and
-    with integral numbers as integers, see :func:`as_decoded`."""
     kind = node.kind
     if kind == OBJ and isinstance(value, dict):
         out: dict[str, Any] = {}
