@@ -26,14 +26,15 @@ from hypothesis import strategies as st
 
 from krm_fn.catalog import generate
 from krm_fn.catalog.spec import CatalogSpec
-from krm_fn.kube.api import TYPE_KINDS
+from krm_fn.kube.api import INSTANCETYPE_API_VERSION, TYPE_KINDS
 from krm_fn.kubevirt.webhooks.admission import decide
 from krm_fn.kubevirt_versions import RELEASES
 from krm_fn.process import process
 from krm_fn.render.output import release_results
 from tests.conftest import require_shared
 from tests.randomised import count
-from tests.unit.kubevirt.test_admission_objects import _answer, check_release_answer, swagger_unknown
+from tests.release_objects import layers_of, swagger_unknown
+from tests.unit.kubevirt.test_admission_objects import _answer, check_release_answer
 from tests.reliability.strategies import SEEDS, TRICKY_VALUES, Draw
 from tests.reliability.support import PROPERTY, emitted, identity, invalid_emitted, parse, renderer, resource_list
 from tests.reliability.test_properties import MODES, WRONG_VALUES, check_invariants, confused_items
@@ -160,11 +161,14 @@ def test_every_release_generates_random_selections_through_process(version: str,
 def test_every_release_admits_random_objects_as_main_implies(version: str, seed: int, values: list[str],
                                                               preference: bool) -> None:
     """Objects drawn from main's API (so with fields older releases do not know): refused at decode naming
-    each field the release's own swagger.json lacks, else main's answer (``test_admission_objects.check_release_answer``)."""
+    each field the release's own swagger.json lacks, a ``Required value`` for each field only it requires, else main's
+    answer (``test_admission_objects.check_release_answer``; an alpha object: its v1beta1 answer where v1.5 serves
+    it)."""
     require_shared("reference/kubevirt-releases")  # each release's swagger.json: the oracle of its fields
     draw = Draw(seed, values, ["k.x"])
     o = draw.preference() if preference else draw.instancetype()
-    check_release_answer(o, version, _answer(decide(o)))
+    beta = _answer(decide({**o, "apiVersion": INSTANCETYPE_API_VERSION}))
+    check_release_answer(o, version, layers_of(o, _answer(decide(o)), beta))
 
 
 @pytest.mark.parametrize("version", VERSIONS)
