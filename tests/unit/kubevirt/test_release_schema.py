@@ -30,7 +30,9 @@ from krm_fn.kubevirt.webhooks.admission import decide
 from krm_fn.kubevirt_versions import RELEASES
 from krm_fn.process import Options, process
 from krm_fn.render.output import release_results
+from tests.conftest import require_shared
 from tests.engine_support import diff_paths, instancetype, make_vm, preference, shared_dir
+from tests.release_objects import release_differences
 
 PREF = "VirtualMachineClusterPreference"
 # a field, the object it is set on, and the first release line whose swagger.json has it (docs/kubevirt-releases.md
@@ -218,6 +220,8 @@ REQUIRED_BEFORE: list[tuple[str, Obj, tuple[str, ...]]] = [
 @pytest.mark.parametrize("line", LINES)
 def test_object_lacking_a_field_its_release_requires_is_refused_at_validate(field: str, obj: Obj,
                                                                            lines: tuple[str, ...], line: str) -> None:
+    require_shared("reference/kubevirt-releases")  # the tag's own swagger.json says the same
+    assert release_differences(obj, line) == ([], [field] if line in lines else [])
     decision = decide(obj, RELEASES[line].tag)
     if line not in lines:
         assert decision.allowed, (line, decision.message)
