@@ -4,7 +4,9 @@ kubectl prints (``shared/conformance-objects/README.md``):
 
 1. ``version``: the CRDs serve only ``instancetype.kubevirt.io/v1beta1``; any other version of the four kinds is
    ``no matches for kind "K" in version "..."`` (``meta.NoKindMatchError``). v1.5 also serves ``v1alpha1`` and
-   ``v1alpha2`` (``Release.alpha_versions_served``), with the v1beta1 schema and a deprecation warning.
+   ``v1alpha2`` (``Release.alpha_versions_served``), with the v1beta1 schema and a deprecation warning: every stage
+   below answers as for v1beta1 (v1.5.3's object webhooks are registered for all three versions and decode each
+   into the v1beta1 Go type; conversion ``None``, stored as v1beta1), the decoder naming the version asked for.
 2. ``decode`` (:mod:`krm_fn.kubevirt.schema.crd`): ``metadata`` must decode into ``ObjectMeta`` (Go's json error);
    unknown fields are refused (``strict decoding error: unknown field "spec.foo"``, one cause each, sorted);
    nulls of non-nullable fields are dropped.
