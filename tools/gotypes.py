@@ -182,8 +182,12 @@ RELEASE_GO_FIELDS: dict[str, dict[str, dict[str, str]]] = {
     # v1.5.3's swagger.json requires ``deviceName`` of GPUs and host devices: before the DRA fields
     # (``claimName``/``requestName``, v1.6) it had no ``omitempty``, so v1.5 writes ``deviceName: ""``
     # (shared/docs/kubevirt-releases.md, addendum)
+    # v1.5.3's and v1.6.6's swagger.json require a custom block size's ``logical`` and ``physical`` (their
+    # ``omitempty`` came with ``discardGranularity``, v1.7): a zero is written, not dropped
     "v1.5.3": {"v1.GPU": {"r": "name deviceName", "o": "tag"},
-               "v1.HostDevice": {"r": "name deviceName", "o": "tag"}},
+               "v1.HostDevice": {"r": "name deviceName", "o": "tag"},
+               "v1.CustomBlockSize": {"r": "logical physical"}},
+    "v1.6.6": {"v1.CustomBlockSize": {"r": "logical physical"}},
 }
 
 # The Go integer type of every integer field an instancetype/preference object reaches (the document says only

@@ -18,6 +18,7 @@ from krm_fn.kubevirt.expand import expand
 from krm_fn.kubevirt.find import FindError, Found, find_spec
 from krm_fn.kubevirt.pipeline import vm_stages
 from krm_fn.kubevirt.revision import revision_data
+from krm_fn.kubevirt.schema.roundtrip import encode_object
 from krm_fn.kubevirt.preference.apply import apply_preference
 from krm_fn.kubevirt.webhooks.admission import decide
 from krm_fn.kubevirt_versions import RELEASES, Release
@@ -239,6 +240,17 @@ def test_v1_5_writes_an_empty_device_name() -> None:
         found = stages.found["instancetype"]
         assert isinstance(found, Found) and found.obj is not None
         assert revision_data(found.obj, found.kind, row.tag)["spec"]["gpus"] == [gpu], line
+
+
+def test_v1_5_and_v1_6_write_a_zero_custom_block_size() -> None:
+    """v1.5.3's and v1.6.6's swagger.json require ``logical`` and ``physical`` (with ``default: 0``): no
+    ``omitempty`` before v1.7, whose ``discardGranularity`` came with it, so a zero is written back."""
+    disk = {"name": "d", "blockSize": {"custom": {"logical": 0, "physical": 512}}}
+    vm = make_vm({"domain": {"devices": {"disks": [disk]}}})
+    for line, row in RELEASES.items():
+        got = encode_object(vm, "v1.VirtualMachine", row.tag)["spec"]["template"]["spec"]["domain"]["devices"]
+        custom = {"logical": 0, "physical": 512} if line in ("v1.5", "v1.6") else {"physical": 512}
+        assert got["disks"] == [{"name": "d", "blockSize": {"custom": custom}}], line
 
 
 # --- which refusal comes first, per release (kubevirt-releases.md 8.1; 1.2 for v1.5's lookup refusal) ---------
