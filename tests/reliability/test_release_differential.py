@@ -98,6 +98,16 @@ def _before_v1_7(objects: list[Obj], vm: Obj) -> None:
             matcher["revisionName"] = "rev-beta"
 
 
+def _before_v1_6(objects: list[Obj], _vm: Obj) -> None:
+    """v1.5's Go types write a GPU's or host device's ``deviceName`` even when empty (addendum: its swagger.json
+    requires it, so a v1.5 cluster stores none without one): every device names one."""
+    for o in objects:
+        body = o.get("data") if o.get("kind") == "ControllerRevision" else o
+        spec = body.get("spec") if isinstance(body, dict) and "Instancetype" in str(body.get("kind")) else None
+        for device in [d for key in ("gpus", "hostDevices") for d in (spec or {}).get(key) or []]:
+            device.setdefault("deviceName", "vendor.com/device")
+
+
 STEPS: list[tuple[str, str, Neutralise | None]] = [
     ("v1.7", "v1.8", None),  # 3.1: only internal changes
     ("v1.9", "v1.10", None),  # 5: main answers as v1.9.0
@@ -143,7 +153,8 @@ def test_v1_5_differs_from_v1_6_in_lookups_and_the_memory_request_only() -> None
     for seed, objects, vm in _cases():
         if _unknown(vm, "v1.5"):
             continue
-        objects = stored(objects, "v1.5")
+        objects, vm = stored(objects, "v1.5"), copy.deepcopy(vm)
+        _before_v1_6(objects, vm)
         # the only preference field v1.5 lacks (1.5) is gone from the objects; the VM fields (1.7) are refused
         # at schema above
         old, new = answer(vm, objects, "v1.5"), answer(vm, objects, "v1.6")
