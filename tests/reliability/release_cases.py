@@ -234,10 +234,11 @@ class CaseDraw:
         obj = self.rnd.choice(types)
         data = {**copy.deepcopy(obj), "metadata": {"name": obj["metadata"]["name"]}}
         alpha_spec = obj["spec"] if "Instancetype" in obj["kind"] else {}
-        alpha = {"apiVersion": "instancetype.kubevirt.io/v1alpha2", "kind": obj["kind"].replace("Namespaced", ""),
+        alpha = {"apiVersion": "instancetype.kubevirt.io/v1alpha2", "kind": obj["kind"],
                  "metadata": {"name": obj["metadata"]["name"]},
                  "spec": {k: v for k, v in alpha_spec.items() if k in ("cpu", "memory")}}
-        return [{"apiVersion": "apps/v1", "kind": "ControllerRevision", "metadata": self.meta(name, True),
+        labels = {"instancetype.kubevirt.io/object-name": obj["metadata"]["name"]}  # what a status ref checks
+        return [{"apiVersion": "apps/v1", "kind": "ControllerRevision", "metadata": self.meta(name, True, labels),
                  "data": data, "revision": 0} for name, data in (("rev-beta", data), ("rev-alpha", alpha))]
 
     # --- VMs -------------------------------------------------------------------------------------------------
@@ -354,9 +355,16 @@ class CaseDraw:
         if self.p(0.4):
             spec["dataVolumeTemplates"] = [{"metadata": {"name": "dvt"}, "spec": self.dv_spec()}]
         spec["template"] = {"spec": self.template_spec(it is not None)}
-        return {"apiVersion": "kubevirt.io/v1", "kind": "VirtualMachine",
-                "metadata": {"name": name, "namespace": NS, "uid": "11111111-2222-3333-4444-555555555555"},
-                "spec": spec}
+        vm: Obj = {"apiVersion": "kubevirt.io/v1", "kind": "VirtualMachine",
+                   "metadata": {"name": name, "namespace": NS, "uid": "11111111-2222-3333-4444-555555555555"},
+                   "spec": spec}
+        status = {f"{family}Ref": {"name": m["name"], "kind": m.get("kind") or "",
+                                   "controllerRevisionRef": {"name": self.rnd.choice(("rev-beta", "rev-alpha"))}}
+                  for family, m in (("instancetype", it), ("preference", pref))
+                  if m is not None and m.get("name") and self.p(0.15)}
+        if status:  # the pin a VM controller recorded (looked up after revisionName, before the live object)
+            vm["status"] = status
+        return vm
 
     def case(self) -> tuple[list[Obj], list[Obj]]:
         """The objects a cluster holds and the VMs given to it."""

@@ -85,8 +85,9 @@ def _before_v1_9(objects: list[Obj], vm: Obj) -> None:
 
 def _before_v1_7(objects: list[Obj], vm: Obj) -> None:
     """Section 2: memory conflicts (2.4: a VM with an instancetype sets no ``domain.memory``), the inferFromVolume
-    words (2.7: no name or kind beside it), alpha revisions (2.6: none named); preferredArchitecture,
-    requirements.architecture and ioThreads (2.2, 2.3, 2.5) are gone from objects stored as v1.6 stores them."""
+    words (2.7: no name or kind beside it), alpha revisions (2.6: none named, by a matcher or a status ref);
+    preferredArchitecture, requirements.architecture and ioThreads (2.2, 2.3, 2.5) are gone from objects
+    stored as v1.6 stores them."""
     if vm["spec"].get("instancetype"):
         _template(vm)["domain"].pop("memory", None)
     for family in ("instancetype", "preference"):
@@ -96,6 +97,9 @@ def _before_v1_7(objects: list[Obj], vm: Obj) -> None:
             matcher.pop("kind", None)
         if matcher.get("revisionName") == "rev-alpha":
             matcher["revisionName"] = "rev-beta"
+        ref = (vm.get("status") or {}).get(f"{family}Ref") or {}
+        if (ref.get("controllerRevisionRef") or {}).get("name") == "rev-alpha":
+            ref["controllerRevisionRef"]["name"] = "rev-beta"
 
 
 def _before_v1_6(objects: list[Obj], _vm: Obj) -> None:
