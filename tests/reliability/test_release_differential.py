@@ -70,17 +70,22 @@ def _template(vm: Obj) -> Obj:
 
 
 # --- what each step changes, neutralised (the objects are already stored as the older release stores them) ---
+def _snapshot_sources_neutralised(objects: list[Obj], vm: Obj) -> None:
+    """Only the VolumeSnapshot sources of 4.4 (a PVC source instead)."""
+    sources = [o["spec"] for o in objects if o.get("kind") in ("DataVolume", "DataSource")]
+    sources += [t["spec"] for t in vm["spec"].get("dataVolumeTemplates") or []]
+    for spec in sources:
+        if "snapshot" in (spec.get("source") or {}):
+            spec["source"] = {"pvc": {"name": "pvc", "namespace": "ns1"}}
+
+
 def _before_v1_9(objects: list[Obj], vm: Obj) -> None:
     """Section 4: a preferred panic device model creates a device (4.3), VolumeSnapshot sources (4.4); the
     new preference fields (4.1, 4.2) are gone from objects stored as v1.8 stores them."""
     if not _template(vm)["domain"]["devices"].get("panicDevices"):
         for spec in _preference_specs(objects):
             (spec.get("devices") or {}).pop("preferredPanicDeviceModel", None)
-    sources = [o["spec"] for o in objects if o.get("kind") in ("DataVolume", "DataSource")]
-    sources += [t["spec"] for t in vm["spec"].get("dataVolumeTemplates") or []]
-    for spec in sources:
-        if "snapshot" in (spec.get("source") or {}):
-            spec["source"] = {"pvc": {"name": "pvc", "namespace": "ns1"}}
+    _snapshot_sources_neutralised(objects, vm)
 
 
 def _before_v1_7(objects: list[Obj], vm: Obj) -> None:
@@ -134,6 +139,33 @@ def test_each_step_changes_only_what_the_document_says(old: str, new: str, neutr
         assert before == after, f"seed {seed} {vm['metadata']['name']}: {old} vs {new}: {diff_paths(before, after)}"
         compared += 1
     assert compared >= CASES // 2
+
+
+def test_v1_9_adds_exactly_one_panic_device_where_v1_8_adds_none() -> None:
+    """4.3: with a preferred panic device model and no panic device in the VM, v1.9 appends exactly one
+    ``{model}``; everything else of its answer is v1.8's (4.1, 4.2 gone with the objects as v1.8 stores them,
+    4.4 neutralised)."""
+    require_shared("reference/kubevirt-releases")
+    added = 0
+    for seed, objects, vm in _cases():
+        if _unknown(vm, "v1.8"):
+            continue
+        objects, vm = stored(objects, "v1.8"), copy.deepcopy(vm)
+        _snapshot_sources_neutralised(objects, vm)
+        old, new = answer(vm, objects, "v1.8"), answer(vm, objects, "v1.9")
+        where = f"seed {seed} {vm['metadata']['name']}"
+        devices = _template(new["expanded"])["domain"]["devices"] if new["expanded"] is not None else {}
+        panic = devices.get("panicDevices")
+        if panic and not _template(vm)["domain"]["devices"].get("panicDevices"):
+            prefs = [r["spec"] for r in new["revisions"] if "Preference" in r["kind"]]
+            assert panic == [{"model": panic[0]["model"]}], where
+            if prefs:  # the preference's model (no revision when the preference came from one)
+                assert panic[0]["model"] == prefs[0]["devices"]["preferredPanicDeviceModel"], where
+            new = copy.deepcopy(new)
+            del _template(new["expanded"])["domain"]["devices"]["panicDevices"]
+            added += 1
+        assert old == new, f"{where}: {diff_paths(old, new)}"
+    assert added or CASES < 20
 
 
 def _without_memory_request(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
