@@ -69,6 +69,12 @@ def _template(vm: Obj) -> Obj:
     return spec
 
 
+def _domain(vm: Obj) -> Obj:
+    """The VM's ``domain`` (``{}`` when it has none: the neutralisers also run on schema-drawn VMs)."""
+    domain = ((vm["spec"].get("template") or {}).get("spec") or {}).get("domain")
+    return domain if isinstance(domain, dict) else {}
+
+
 # --- what each step changes, neutralised (the objects are already stored as the older release stores them) ---
 def _snapshot_sources_neutralised(objects: list[Obj], vm: Obj) -> None:
     """Only the VolumeSnapshot sources of 4.4 (a PVC source instead)."""
@@ -82,7 +88,7 @@ def _snapshot_sources_neutralised(objects: list[Obj], vm: Obj) -> None:
 def _before_v1_9(objects: list[Obj], vm: Obj) -> None:
     """Section 4: a preferred panic device model creates a device (4.3), VolumeSnapshot sources (4.4); the
     new preference fields (4.1, 4.2) are gone from objects stored as v1.8 stores them."""
-    if not _template(vm)["domain"]["devices"].get("panicDevices"):
+    if not (_domain(vm).get("devices") or {}).get("panicDevices"):
         for spec in _preference_specs(objects):
             (spec.get("devices") or {}).pop("preferredPanicDeviceModel", None)
     _snapshot_sources_neutralised(objects, vm)
@@ -94,7 +100,7 @@ def _before_v1_7(objects: list[Obj], vm: Obj) -> None:
     preferredArchitecture, requirements.architecture and ioThreads (2.2, 2.3, 2.5) are gone from objects
     stored as v1.6 stores them."""
     if vm["spec"].get("instancetype"):
-        _template(vm)["domain"].pop("memory", None)
+        _domain(vm).pop("memory", None)
     for family in ("instancetype", "preference"):
         matcher = vm["spec"].get(family) or {}
         if matcher.get("inferFromVolume"):
@@ -156,7 +162,7 @@ def test_v1_9_adds_exactly_one_panic_device_where_v1_8_adds_none() -> None:
         where = f"seed {seed} {vm['metadata']['name']}"
         devices = _template(new["expanded"])["domain"]["devices"] if new["expanded"] is not None else {}
         panic = devices.get("panicDevices")
-        if panic and not _template(vm)["domain"]["devices"].get("panicDevices"):
+        if panic and not (_domain(vm).get("devices") or {}).get("panicDevices"):
             prefs = [r["spec"] for r in new["revisions"] if "Preference" in r["kind"]]
             assert panic == [{"model": panic[0]["model"]}], where
             if prefs:  # the preference's model (no revision when the preference came from one)
