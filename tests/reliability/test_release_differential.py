@@ -40,6 +40,7 @@ pytestmark = pytest.mark.reliability
 
 CASES = count(40, 1000, "KUBEVIRT_KRM_RELEASE_CASES")
 Neutralise = Callable[[list[Obj], Obj], None]
+Answer = dict[str, Any]
 
 
 def _cases() -> Iterator[tuple[int, list[Obj], Obj]]:
@@ -131,18 +132,27 @@ STEPS: list[tuple[str, str, Neutralise | None]] = [
 ]
 
 
+def _answered(old: str, new: str, neutralise: Neutralise | None) -> Iterator[tuple[str, Obj, list[Obj], Answer,
+                                                                                   Answer]]:
+    """Every drawn VM that ``old``'s schema takes (the others: :func:`test_schema_refusals_follow_each_swagger`),
+    the objects stored as ``old`` stores them and ``neutralise`` applied: (where, VM, objects, ``old``'s answer,
+    ``new``'s answer)."""
+    for seed, objects, vm in _cases():
+        if _unknown(vm, old):
+            continue
+        objects, vm = stored(objects, old), copy.deepcopy(vm)
+        if neutralise is not None:
+            neutralise(objects, vm)
+        yield (f"seed {seed} {vm['metadata']['name']}: {old} vs {new}", vm, objects, answer(vm, objects, old),
+               answer(vm, objects, new))
+
+
 @pytest.mark.parametrize(("old", "new", "neutralise"), STEPS, ids=[f"{o}-{n}" for o, n, _ in STEPS])
 def test_each_step_changes_only_what_the_document_says(old: str, new: str, neutralise: Neutralise | None) -> None:
     require_shared("reference/kubevirt-releases")
     compared = 0
-    for seed, objects, vm in _cases():
-        if _unknown(vm, old):
-            continue  # a schema refusal of the older release: test_schema_refusals_follow_each_swagger
-        objects, vm = stored(objects, old), copy.deepcopy(vm)
-        if neutralise is not None:
-            neutralise(objects, vm)
-        before, after = answer(vm, objects, old), answer(vm, objects, new)
-        assert before == after, f"seed {seed} {vm['metadata']['name']}: {old} vs {new}: {diff_paths(before, after)}"
+    for where, _vm, _objects, before, after in _answered(old, new, neutralise):
+        assert before == after, f"{where}: {diff_paths(before, after)}"
         compared += 1
     assert compared >= CASES // 2
 
@@ -153,13 +163,7 @@ def test_v1_9_adds_exactly_one_panic_device_where_v1_8_adds_none() -> None:
     4.4 neutralised)."""
     require_shared("reference/kubevirt-releases")
     added = 0
-    for seed, objects, vm in _cases():
-        if _unknown(vm, "v1.8"):
-            continue
-        objects, vm = stored(objects, "v1.8"), copy.deepcopy(vm)
-        _snapshot_sources_neutralised(objects, vm)
-        old, new = answer(vm, objects, "v1.8"), answer(vm, objects, "v1.9")
-        where = f"seed {seed} {vm['metadata']['name']}"
+    for where, vm, _objects, old, new in _answered("v1.8", "v1.9", _snapshot_sources_neutralised):
         devices = _template(new["expanded"])["domain"]["devices"] if new["expanded"] is not None else {}
         panic = devices.get("panicDevices")
         if panic and not (_domain(vm).get("devices") or {}).get("panicDevices"):
@@ -174,7 +178,7 @@ def test_v1_9_adds_exactly_one_panic_device_where_v1_8_adds_none() -> None:
     assert added or CASES < 20
 
 
-def _without_memory_request(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
+def _without_memory_request(old: Answer, new: Answer) -> Answer:
     """``old`` (v1.5's answer) without the memory request its VMI defaults added where v1.6's has none."""
     if old["expanded"] is None or new["expanded"] is None:
         return old
@@ -190,23 +194,16 @@ def _without_memory_request(old: dict[str, Any], new: dict[str, Any]) -> dict[st
 
 
 def test_v1_5_differs_from_v1_6_in_lookups_and_the_memory_request_only() -> None:
+    """The only preference field v1.5 lacks (1.5) is gone from the objects as v1.5 stores them; its VM fields
+    (1.7) are refused at schema."""
     require_shared("reference/kubevirt-releases")
-    compared = refused = 0
-    for seed, objects, vm in _cases():
-        if _unknown(vm, "v1.5"):
-            continue
-        objects, vm = stored(objects, "v1.5"), copy.deepcopy(vm)
-        _before_v1_6(objects, vm)
-        # the only preference field v1.5 lacks (1.5) is gone from the objects; the VM fields (1.7) are refused
-        # at schema above
-        old, new = answer(vm, objects, "v1.5"), answer(vm, objects, "v1.6")
-        where = f"seed {seed} {vm['metadata']['name']}"
+    compared = 0
+    for where, vm, objects, old, new in _answered("v1.5", "v1.6", _before_v1_6):
         found = vm_stages(vm, Index(objects), ClusterConfig(), release=RELEASES["v1.6"]).found
         failed = [(f, r.message) for f in ("instancetype", "preference") if isinstance(r := found.get(f), FindError)]
         if failed and old["errorStage"] == "admit":
             family, message = failed[0]
             assert old["error"] == f"Failure to find {family}: {message}", where
-            refused += 1
             continue
         assert _without_memory_request(old, new) == new, f"{where}: {diff_paths(old, new)}"
         compared += 1
