@@ -200,9 +200,11 @@ def test_infer_from_volume_with_a_name_or_kind_in_each_release_words(field: str)
 
 
 # --- v1.5's VMI defaults: a memory request, from the limit first ----------------------------------------------
-# v1.5.3's setDefaultResourceRequests (kubevirt-releases.md 1.6): a non-zero limit replaces a *zero* request too
-# (``!Limits.Memory().IsZero() && Requests.Memory().IsZero()``); the guest memory is taken only when it is set
-# and ``Value() > 0`` (no fallback to the page size then); a page size that does not parse gives nothing
+# the memory part of setDefaultResourceRequests that PR #15681 removed (kubevirt-releases.md 1.6; read in the
+# upstream tree where it still lived in pkg/virt-api/webhooks/defaults.go, the v1.5.3 file itself was not at
+# hand): a non-zero limit replaces a *zero* request too (``!Limits.Memory().IsZero() &&
+# Requests.Memory().IsZero()``); the guest memory is taken only when it is set and ``Value() > 0`` (no fallback
+# to the page size then); a page size that does not parse gives nothing
 @pytest.mark.parametrize(("resources", "memory", "want"), [
     ({"limits": {"memory": "3Gi"}}, {"guest": "2Gi"}, "3Gi"),
     ({}, {"hugepages": {"pageSize": "1Gi"}}, "1Gi"),
