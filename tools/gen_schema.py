@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from gotypes import GO_FIELDS, GO_INTS  # noqa: E402
+from gotypes import GO_FIELDS, GO_INTS, RELEASE_GO_FIELDS  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_SWAGGER = REPO.parent / "shared" / "schemas" / "kubevirt-swagger.json"
@@ -109,8 +109,8 @@ def _compact(schema: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _go_code(defn: str, prop: str, schema: dict[str, Any]) -> str:
-    table = GO_FIELDS.get(defn, {})
+def _go_code(defn: str, prop: str, schema: dict[str, Any], tag: str | None = None) -> str:
+    table = RELEASE_GO_FIELDS.get(tag or "", {}).get(defn) or GO_FIELDS.get(defn, {})
     for code, names in table.items():
         if prop in names.split():
             return code
@@ -119,9 +119,10 @@ def _go_code(defn: str, prop: str, schema: dict[str, Any]) -> str:
     return "p"
 
 
-def build(swagger: dict[str, Any], strict: bool = True) -> dict[str, Any]:
+def build(swagger: dict[str, Any], strict: bool = True, tag: str | None = None) -> dict[str, Any]:
     """The trimmed document. ``strict`` (the base): every table entry must name a real property; an older
-    release's document lacks the fields it does not know, so its entries are applied where they fit."""
+    release's document lacks the fields it does not know, so its entries are applied where they fit, and
+    ``tag``'s own entries (``RELEASE_GO_FIELDS``) replace the base's."""
     defs = swagger["definitions"]
     out_defs: dict[str, Any] = {}
     names = reachable(defs)
@@ -132,7 +133,7 @@ def build(swagger: dict[str, Any], strict: bool = True) -> dict[str, Any]:
         cprops = {}
         for pname in sorted(props):
             p = _compact(props[pname])
-            p["go"] = _go_code(name, pname, props[pname])
+            p["go"] = _go_code(name, pname, props[pname], tag)
             p.update(CRD_BOUNDS.get((name, pname), {}))
             if pname in GO_INTS.get(name, {}):
                 p["goType"] = GO_INTS[name][pname]
@@ -183,7 +184,7 @@ def render_release(swagger_path: Path, base: dict[str, Any]) -> str:
     """One tag's differences from the base document: each definition that differs, whole; ``null`` for a
     definition of the base the tag lacks."""
     raw = swagger_path.read_bytes()
-    defs = build(json.loads(raw), strict=False)["definitions"]
+    defs = build(json.loads(raw), strict=False, tag=swagger_path.parent.name)["definitions"]
     base_defs = base["definitions"]
     diff: dict[str, Any] = {name: d for name, d in defs.items() if base_defs.get(name) != d}
     diff.update((name, None) for name in base_defs if name not in defs)

@@ -175,6 +175,21 @@ GO_FIELDS: dict[str, dict[str, str]] = {
     "v1beta1.StorageSpec": {"o": "volumeName", "s": "resources"},
 }
 
+# Where an older tag's Go type differs (whole entries, replacing GO_FIELDS' for that tag; ``gen_schema`` applies
+# them to the tag's ``releases/<tag>.json``). openapi-gen marks a field required exactly when its JSON tag has no
+# ``omitempty`` (and no ``+optional``): such a field is ``required`` in that tag's swagger.json.
+RELEASE_GO_FIELDS: dict[str, dict[str, dict[str, str]]] = {
+    # v1.5.3's swagger.json requires ``deviceName`` of GPUs and host devices: before the DRA fields
+    # (``claimName``/``requestName``, v1.6) it had no ``omitempty``, so v1.5 writes ``deviceName: ""``
+    # (shared/docs/kubevirt-releases.md, addendum)
+    # v1.5.3's and v1.6.6's swagger.json require a custom block size's ``logical`` and ``physical`` (their
+    # ``omitempty`` came with ``discardGranularity``, v1.7): a zero is written, not dropped
+    "v1.5.3": {"v1.GPU": {"r": "name deviceName", "o": "tag"},
+               "v1.HostDevice": {"r": "name deviceName", "o": "tag"},
+               "v1.CustomBlockSize": {"r": "logical physical"}},
+    "v1.6.6": {"v1.CustomBlockSize": {"r": "logical physical"}},
+}
+
 # The Go integer type of every integer field an instancetype/preference object reaches (the document says only
 # ``format: int64`` / ``int32``, which openapi-gen writes for ``uint32`` and ``int`` too). KubeVirt's webhooks
 # decode the object with ``json.Unmarshal`` into these types: a value out of a type's range is refused there with

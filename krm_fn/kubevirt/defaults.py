@@ -101,16 +101,18 @@ def _set_resource_requests(cluster: ClusterConfig, vmi: Obj) -> None:
 
 
 def _set_memory_request(resources: Obj, memory: Obj) -> None:
-    """v1.5's memory request: the limit, else the guest memory (else the hugepages page size), as a cluster
-    without ``memoryOvercommit`` (100%) takes it."""
-    requests = resources.get("requests") or {}
-    if "memory" in requests:
-        return
+    """v1.5's memory request (its ``setDefaultResourceRequests``), as a cluster without ``memoryOvercommit``
+    (100%) sets it: a non-zero limit replaces a zero or missing request; then, when there is still no request,
+    the guest memory (else the hugepages page size, when it parses) becomes it if its value is positive."""
     limit = (resources.get("limits") or {}).get("memory")
-    amount = limit if not _quantity_is_zero(limit) else memory.get("guest")
-    if amount is None:
+    if not _quantity_is_zero(limit) and _quantity_is_zero((resources.get("requests") or {}).get("memory")):
+        ensure_map(resources, ("requests",))["memory"] = limit
+    if "memory" in (resources.get("requests") or {}):
+        return
+    amount = memory.get("guest")
+    if amount is None and memory.get("hugepages") is not None:
         amount = get2(memory, "hugepages", "pageSize")
-    if not _quantity_is_zero(amount):
+    if amount is not None and _ceil_value(amount) > 0:
         ensure_map(resources, ("requests",))["memory"] = amount
 
 

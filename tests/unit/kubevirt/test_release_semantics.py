@@ -17,10 +17,12 @@ from krm_fn.kubevirt.cluster import ClusterConfig
 from krm_fn.kubevirt.expand import expand
 from krm_fn.kubevirt.find import FindError, Found, find_spec
 from krm_fn.kubevirt.pipeline import vm_stages
+from krm_fn.kubevirt.revision import revision_data
+from krm_fn.kubevirt.schema.roundtrip import encode_object
 from krm_fn.kubevirt.preference.apply import apply_preference
 from krm_fn.kubevirt.webhooks.admission import decide
 from krm_fn.kubevirt_versions import RELEASES, Release
-from tests.engine_support import instancetype, make_object, make_vm, preference
+from tests.engine_support import as_stored, instancetype, make_object, make_vm, preference
 
 LINES = list(RELEASES)
 # every switch and the release lines where it is on (the summary table; v1.10 answers as v1.9)
@@ -198,10 +200,20 @@ def test_infer_from_volume_with_a_name_or_kind_in_each_release_words(field: str)
 
 
 # --- v1.5's VMI defaults: a memory request, from the limit first ----------------------------------------------
+# the memory part of setDefaultResourceRequests that PR #15681 removed (kubevirt-releases.md 1.6; read in the
+# upstream tree where it still lived in pkg/virt-api/webhooks/defaults.go, the v1.5.3 file itself was not at
+# hand): a non-zero limit replaces a *zero* request too (``!Limits.Memory().IsZero() &&
+# Requests.Memory().IsZero()``); the guest memory is taken only when it is set and ``Value() > 0`` (no fallback
+# to the page size then); a page size that does not parse gives nothing
 @pytest.mark.parametrize(("resources", "memory", "want"), [
     ({"limits": {"memory": "3Gi"}}, {"guest": "2Gi"}, "3Gi"),
     ({}, {"hugepages": {"pageSize": "1Gi"}}, "1Gi"),
     ({"requests": {"memory": "1Gi"}}, {"guest": "2Gi"}, "1Gi"),
+    ({"requests": {"memory": "0"}, "limits": {"memory": "3Gi"}}, {"guest": "2Gi"}, "3Gi"),
+    ({"requests": {"memory": "0"}}, {"guest": "2Gi"}, "0"),
+    ({}, {"guest": "0", "hugepages": {"pageSize": "2Mi"}}, None),
+    ({}, {"guest": "-1Gi"}, None),
+    ({}, {"hugepages": {"pageSize": "huge"}}, None),
 ])
 def test_v1_5_expand_sets_a_memory_request(resources: Obj, memory: Obj, want: str) -> None:
     for line, row in RELEASES.items():
@@ -211,3 +223,132 @@ def test_v1_5_expand_sets_a_memory_request(resources: Obj, memory: Obj, want: st
         assert isinstance(expanded, dict)
         got = expanded["spec"]["template"]["spec"]["domain"]["resources"].get("requests", {}).get("memory")
         assert got == (want if row.expand_memory_request else resources.get("requests", {}).get("memory")), line
+
+
+# --- v1.5's Go types: a GPU's or host device's deviceName has no omitempty (v1.5.3 swagger.json requires it;
+# --- kubevirt-releases.md addendum: "v1.5 always writes deviceName: ''") ----------------------------------------
+def test_v1_5_writes_an_empty_device_name() -> None:
+    it = instancetype(gpus=[{"name": "gpu1", "claimName": "c", "requestName": "r"}],
+                      hostDevices=[{"name": "hd", "deviceName": "intel.com/qat"}])
+    vm = make_vm(instancetype={"name": "it"})
+    for line, row in RELEASES.items():
+        stages = vm_stages(vm, Index(as_stored([it], row.tag)), ClusterConfig(), release=row)
+        assert stages.rejection is None and stages.expanded is not None, line
+        devices = stages.expanded["spec"]["template"]["spec"]["domain"]["devices"]
+        gpu = {"name": "gpu1", "deviceName": ""} if line == "v1.5" else {"name": "gpu1", "claimName": "c",
+                                                                           "requestName": "r"}
+        assert (devices["gpus"], devices["hostDevices"]) == ([gpu], [{"name": "hd", "deviceName": "intel.com/qat"}]), \
+            line
+        found = stages.found["instancetype"]
+        assert isinstance(found, Found) and found.obj is not None
+        assert revision_data(found.obj, found.kind, row.tag)["spec"]["gpus"] == [gpu], line
+
+
+def test_v1_5_and_v1_6_write_a_zero_custom_block_size() -> None:
+    """v1.5.3's and v1.6.6's swagger.json require ``logical`` and ``physical`` (with ``default: 0``): no
+    ``omitempty`` before v1.7, whose ``discardGranularity`` came with it, so a zero is written back."""
+    disk = {"name": "d", "blockSize": {"custom": {"logical": 0, "physical": 512}}}
+    vm = make_vm({"domain": {"devices": {"disks": [disk]}}})
+    for line, row in RELEASES.items():
+        got = encode_object(vm, "v1.VirtualMachine", row.tag)["spec"]["template"]["spec"]["domain"]["devices"]
+        custom = {"logical": 0, "physical": 512} if line in ("v1.5", "v1.6") else {"physical": 512}
+        assert got["disks"] == [{"name": "d", "blockSize": {"custom": custom}}], line
+
+
+# --- which refusal comes first, per release (kubevirt-releases.md 8.1; 1.2 for v1.5's lookup refusal) ---------
+def _answers(vm: Obj, objects: list[Obj]) -> dict[str, tuple[str, str] | None]:
+    out: dict[str, tuple[str, str] | None] = {}
+    for line, row in RELEASES.items():
+        r = vm_stages(vm, Index(objects), ClusterConfig(), release=row).rejection
+        out[line] = (r.stage, r.error) if r is not None else None
+    return out
+
+
+MISSING_IT = 'virtualmachineclusterinstancetypes.instancetype.kubevirt.io "nope" not found'
+MISSING_PREF = 'virtualmachineclusterpreferences.instancetype.kubevirt.io "nope" not found'
+
+
+def test_v1_5_names_the_missing_instancetype_before_the_missing_preference() -> None:
+    """1.2: the preference is looked up only once the instancetype was found; v1.6+ fail at expand, on the
+    instancetype first as well."""
+    answers = _answers(make_vm(instancetype={"name": "nope"}, preference={"name": "nope"}), [])
+    assert answers.pop("v1.5") == ("admit", f"Failure to find instancetype: {MISSING_IT}")
+    assert set(answers.values()) == {("expand", MISSING_IT)}
+
+
+def test_v1_5_refuses_a_failed_lookup_before_spread_conflicts_and_requirements() -> None:
+    """8.1: the lookup comes first in v1.5's ApplyToVM; v1.6+ ignore it there and judge what was found."""
+    pref = preference(requirements={"memory": {"guest": "8Gi"}}, cpu={"preferredCPUTopology": "spread"})
+    vm = make_vm({"domain": {"devices": {}, "cpu": {"sockets": 2}}}, instancetype={"name": "it", "kind": "bogus"},
+                 preference={"name": "pref"})
+    answers = _answers(vm, [instancetype(cpu=3), pref])
+    assert answers.pop("v1.5") == ("admit", "Failure to find instancetype: got unexpected kind in "
+                                            "InstancetypeMatcher: bogus")
+    # the instancetype is absent for v1.6+: no spread check, no conflict; the memory requirement fails on the
+    # VM's own (defaulted) memory (1.2 "Consequence")
+    assert set(answers.values()) == {("admit", "failure checking preference requirements: insufficient Memory "
+                                               "resources of 0 provided by VirtualMachine, preference requires 8Gi")}
+    vm["spec"]["instancetype"] = {"name": "it"}
+    vm["spec"]["preference"] = {"name": "nope"}
+    answers = _answers(vm, [instancetype(cpu=3), pref])
+    assert answers.pop("v1.5") == ("admit", f"Failure to find preference: {MISSING_PREF}")
+    assert set(answers.values()) == {("admit", "VM field(s) spec.template.spec.domain.cpu.sockets conflicts with "
+                                               "selected instance type")}
+
+
+def test_the_schema_refuses_before_v1_5_looks_anything_up() -> None:
+    vm = make_vm({"domain": {"devices": {"video": {"type": "vga"}}}}, instancetype={"name": "nope"})
+    answers = _answers(vm, [])
+    assert answers.pop("v1.5") == ("schema", "spec.template.spec.domain.devices.video in body is a forbidden property")
+    assert set(answers.values()) == {("expand", MISSING_IT)}
+
+
+def test_several_conflicts_with_domain_memory_per_release() -> None:
+    """2.4: before v1.7 any ``domain.memory`` is the one memory conflict (the request is not reached); from v1.7
+    a page size only the VM sets is not one, the memory request is; the CPU conflict comes first in both."""
+    vm = make_vm({"domain": {"devices": {}, "cpu": {"sockets": 2}, "memory": {"hugepages": {"pageSize": "2Mi"}},
+                             "resources": {"requests": {"memory": "1Gi"}}}}, instancetype={"name": "it"})
+    answers = _answers(vm, [instancetype()])
+    cpu = "VM field(s) spec.template.spec.domain.cpu.sockets conflicts with selected instance type, "
+    for line, got in answers.items():
+        memory = "memory" if RELEASES[line].memory_conflict_whole else "resources.requests.memory"
+        assert got == ("admit", f"{cpu}VM field(s) spec.template.spec.domain.{memory} conflicts with selected "
+                                "instance type"), line
+
+
+# --- revisionName: a revision of the other kind of the same family is used, of the other family refused --------
+def test_a_revision_of_the_other_kind_is_used_and_one_of_a_preference_is_not() -> None:
+    """0.2 / 2.6: the revision is decoded by its Go type, whatever kind the matcher names (compatibility's type
+    switch takes either instancetype kind; a preference is ``unexpected type``), in every release (v1.5 refuses
+    that lookup error at admission, 1.2)."""
+    it_rev = {"apiVersion": "apps/v1", "kind": "ControllerRevision", "metadata": {"name": "it-rev", "namespace": "ns1"},
+              "data": {"apiVersion": "instancetype.kubevirt.io/v1beta1", "kind": "VirtualMachineClusterInstancetype",
+                       "metadata": {"name": "it"}, "spec": {"cpu": {"guest": 3}, "memory": {"guest": "1Gi"}}}}
+    pref_rev = {**it_rev, "metadata": {"name": "pref-rev", "namespace": "ns1"},
+                "data": {**it_rev["data"], "kind": "VirtualMachineClusterPreference", "spec": {}}}
+    matcher = {"name": "it", "kind": "VirtualMachineInstancetype"}
+    used = make_vm(instancetype={**matcher, "revisionName": "it-rev"})
+    refused = make_vm(instancetype={**matcher, "revisionName": "pref-rev"})
+    for line, row in RELEASES.items():
+        stages = vm_stages(used, Index([it_rev, pref_rev]), ClusterConfig(), release=row)
+        assert stages.expanded is not None, line
+        assert stages.expanded["spec"]["template"]["spec"]["domain"]["cpu"]["sockets"] == 3, line
+        rejection = vm_stages(refused, Index([it_rev, pref_rev]), ClusterConfig(), release=row).rejection
+        error = "unexpected type in ControllerRevision: *v1beta1.VirtualMachineClusterPreference"
+        want = ("admit", f"Failure to find instancetype: {error}") if row.missing_reference_refused \
+            else ("expand", error)
+        assert rejection is not None and (rejection.stage, rejection.error) == want, line
+
+
+# --- matcher kinds after inferFromVolume (2.1: v1.5/v1.6 fill them even after inference) -----------------------
+def test_inferred_matchers_without_a_kind_label_get_the_cluster_kind_before_v1_7() -> None:
+    labels = {"instancetype.kubevirt.io/default-instancetype": "it", "instancetype.kubevirt.io/default-preference": "pref"}
+    pvc = make_object("PersistentVolumeClaim", "pvc", {}, namespace="ns1", labels=labels)
+    vm = make_vm({"domain": {"devices": {}}, "volumes": [{"name": "root", "persistentVolumeClaim": {"claimName": "pvc"}}]},
+                 instancetype={"inferFromVolume": "root"}, preference={"inferFromVolume": "root"})
+    for line, row in RELEASES.items():
+        mutated = vm_stages(vm, Index([pvc, instancetype(), preference()]), ClusterConfig(), release=row).mutated
+        assert mutated is not None, line
+        kinds = [mutated["spec"][f].get("kind") or "" for f in ("instancetype", "preference")]
+        assert kinds == (["virtualmachineclusterinstancetype", "virtualmachineclusterpreference"]
+                         if row.matcher_kind_defaulted else ["", ""]), line
