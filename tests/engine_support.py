@@ -117,7 +117,7 @@ def rendered(path: Path, mode: str, version: KubevirtVersion | None = None) -> R
     """A case rendered in ``mode`` once per run; the tests that share it only read it. ``version``: the
     ``kubevirtVersion`` rendered for, its case holding that release's expectations (else main's)."""
     case = load_case(path, None if version is None else RELEASES[version].tag)
-    items = case.items if version is None else as_stored(case.items, RELEASES[version].tag)
+    items = case.items
     out, results = render(items, RendererSpec(mode=mode, kubevirt_version=version), [])
     return Rendered(case, items, out, results)
 
@@ -183,7 +183,7 @@ def vm_key(obj: Obj) -> tuple[str, str]:
 def results_by_vm(results: Iterable[Result]) -> dict[tuple[str, str], list[Result]]:
     out: dict[tuple[str, str], list[Result]] = {}
     for r in results:
-        if r.resource_ref is not None:
+        if r.resource_ref is not None and r.resource_ref.kind == "VirtualMachine":
             out.setdefault((r.resource_ref.namespace or "", r.resource_ref.name), []).append(r)
     return out
 

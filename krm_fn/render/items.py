@@ -23,7 +23,7 @@ from krm_fn.kubevirt.find import FindError, Matches, find_matches, live_object
 from krm_fn.kubevirt.pipeline import VmStages, vm_stages
 from krm_fn.kubevirt.revision import is_instancetype_revision
 from krm_fn.render.revisions import with_sync_wave
-from krm_fn.kubevirt.webhooks.admission import refused
+from krm_fn.kubevirt.webhooks.admission import Decision, refused
 from krm_fn.render.admission import describe
 from krm_fn.render.carriers import Carried, carried, moved, unchecked, with_pool_spec
 from krm_fn.kube import kpt_annotations
@@ -31,8 +31,8 @@ from krm_fn.render.hints import HintCache, rejection_results
 from krm_fn.render.pinning import Pinning, unpinned
 from krm_fn.render.rendered import Rendered
 from krm_fn.render.spec import RendererSpec
-from krm_fn.results import Result
-from krm_fn.kubevirt_versions import release
+from krm_fn.results import FOLLOWS_FROM, Result
+from krm_fn.kubevirt_versions import DEFAULT, release
 
 
 class ItemRenderer:
@@ -115,11 +115,16 @@ class ItemRenderer:
             cause = found[0]
         return cause.field, cause.error()
 
-    def refused_reference(self, vm: Obj, found: Matches) -> tuple[str | None, str] | None:
+    def refused_reference(self, vm: Obj, found: Matches, done: Rendered[Obj]) -> tuple[str | None, str] | None:
         """A matcher naming an instancetype/preference (among the items or in the catalog) that the cluster
         would refuse to store (:mod:`krm_fn.kubevirt.webhooks.admission`): (field path, message), or None.
-        ``found``: the matches of ``vm`` (or of a form of it with the same named matchers)."""
+        ``found``: the matches of ``vm`` (or of a form of it with the same named matchers).
+
+        An object refused only for fields the release does not know is stored without them where the request
+        does not ask for strict field validation (and that is what KubeVirt's own code decodes from it): the VM
+        is rendered against it as stored, with a warning (``follows-from`` the object's own error) to ``done``."""
         spec = vm.get("spec")
+        tag = self.release.tag
         for family in FAMILIES:
             matcher = spec.get(family) if isinstance(spec, dict) else None
             if not isinstance(matcher, dict) or not matcher.get("name") or matcher.get("revisionName") \
@@ -129,11 +134,27 @@ class ItemRenderer:
                 kind, obj = live_object(vm, family, found.get(family), self.index)
             except FindError:
                 continue  # the engine reports it with KubeVirt's wording
-            decision = refused(obj, self.caches.admission, self.release.tag)
-            if decision is not None:
-                return (f"spec.{family}", f"the {kind} {matcher['name']!r} this VM uses would be refused by the "
-                                          f"cluster, so it will not exist there: {describe(decision, obj)}")
+            decision = refused(obj, self.caches.admission, tag)
+            if decision is None:
+                continue
+            if decision.stage == "decode" and refused(obj, self.caches.lenient, tag, strict=False) is None:
+                self._stored_without(vm, f"spec.{family}", kind, matcher["name"], decision, done)
+                continue
+            return (f"spec.{family}", f"the {kind} {matcher['name']!r} this VM uses would be refused by the "
+                                      f"cluster, so it will not exist there: {describe(decision, obj)}")
         return None
+
+    def _stored_without(self, vm: Obj, field: str, kind: str, name: str, decision: Decision,
+                        done: Rendered[Obj]) -> None:
+        """The warning of a VM rendered against an object stored without the fields its release does not know."""
+        fields = [c.field or "" for c in decision.causes]
+        message = (f"the {kind} {name!r} this VM uses is refused by strict field validation (kubectl's default) "
+                   f"for fields KubeVirt {self.spec.kubevirt_version or DEFAULT} does not know; without "
+                   f"it the cluster stores it without them, as this VM was rendered: {', '.join(fields)}")
+        warning = Result.for_object(message, vm, "warning", field_path=field,
+                                    tags=(("stage", "input"), (FOLLOWS_FROM, ", ".join(fields))))
+        if warning not in done.results:
+            done.results.append(warning)
 
     def _vm(self, vm: Obj, done: Rendered[Obj]) -> Obj:
         mode = self.spec.mode
@@ -142,7 +163,7 @@ class ItemRenderer:
             checked = unpinned(vm)
         # the one lookup of each matcher: ``vm``'s named matchers are ``checked``'s (unpinned strips pins only)
         found = find_matches(checked, self.index, self.caches, tag=self.release.tag)
-        problem = self.refused_reference(vm, found)
+        problem = self.refused_reference(vm, found, done)
         if problem is None:
             if mode != "expand" and self.pinning.report_missing_pins(checked, done.results):
                 return vm
@@ -156,7 +177,7 @@ class ItemRenderer:
                                                   stages.found, self.hints)
                 return vm
             if stages.inferred is not None and stages.inferred is not checked:  # inferFromVolume named objects
-                problem = self.refused_reference(stages.inferred, stages.found)
+                problem = self.refused_reference(stages.inferred, stages.found, done)
         if problem is not None:
             done.results.append(Result.for_object(problem[1], vm, field_path=problem[0],
                                                   tags=(("stage", "input"),)))

@@ -34,7 +34,7 @@ from tests.conftest import require_shared
 from tests.engine_support import diff_paths
 from tests.randomised import SEED, count
 from tests.reliability.release_cases import CaseDraw, answer, stored
-from tests.unit.kubevirt.test_admission_objects import swagger_unknown
+from tests.release_objects import swagger_unknown
 
 pytestmark = pytest.mark.reliability
 

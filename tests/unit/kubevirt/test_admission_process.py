@@ -249,3 +249,49 @@ def test_not_yet_said_drops_only_a_second_error_about_the_same_object_and_field(
             Result.for_object("output", other, field_path="spec.cpu.guest"),
             Result.for_object("output", it, field_path="spec.launchSecurity")]
     assert not_yet_said(said, more) == more[1:]
+
+
+# --- an object refused only for fields its release does not know -----------------------------------------------
+# Strict field validation (kubectl's default) refuses it at decode; a request without it has the API server prune
+# those fields and store the rest (apiextensions-apiserver's pruning), and KubeVirt's code reads the object
+# without them: that is the release's answer for the VM (shared/conformance-releases: the harness's objects are
+# decoded into the release's Go types, e.g. v1.8.4's 108-catalog-preference-windows.2k12.virtio has no video).
+VIDEO = {"preferredVideoType": "virtio"}  # devices.preferredVideoType: from v1.9 (kubevirt-releases.md 4.1)
+
+
+def _full(items: list[Any], config: dict[str, Any]) -> tuple[dict[str, Any], int]:
+    rl = {"apiVersion": "config.kubernetes.io/v1", "kind": "ResourceList", "items": items, "functionConfig": config}
+    out = process(yaml.safe_dump(rl, sort_keys=False).encode(), Options())
+    return yaml.safe_load(out.data), out.exit_code
+
+
+def test_a_vm_is_rendered_against_its_object_as_an_older_release_stores_it() -> None:
+    items = [instancetype(), preference(devices=VIDEO), vm(instancetype={"name": "it"}, preference={"name": "pref"})]
+    out, code = _full(items, renderer("expand", kubevirtVersion="v1.8"))
+    assert code == 1
+    results = out["results"]
+    pref = about(results, "VirtualMachineClusterPreference", "pref")
+    assert [(r["severity"], r["field"]["path"]) for r in pref] == [("error", "spec.devices.preferredVideoType")]
+    assert pref[0]["message"].endswith('strict decoding error: unknown field "spec.devices.preferredVideoType"')
+    used = about(results, "VirtualMachine", "vm")
+    assert [(r["severity"], r["field"]["path"], r["tags"]["follows-from"]) for r in used] == [
+        ("warning", "spec.preference", "spec.devices.preferredVideoType")]
+    assert "KubeVirt v1.8 does not know" in used[0]["message"]
+    expanded = next(o for o in out["items"] if o["kind"] == "VirtualMachine")
+    assert "preference" not in expanded["spec"]  # expanded, not refused
+    assert "video" not in expanded["spec"]["template"]["spec"]["domain"]["devices"]
+    # v1.9 knows the field: no result at all, and the video device is there
+    out, code = _full(items, renderer("expand", kubevirtVersion="v1.9"))
+    assert code == 0 and not [r for r in out.get("results") or [] if r["severity"] != "info"]
+    expanded = next(o for o in out["items"] if o["kind"] == "VirtualMachine")
+    assert expanded["spec"]["template"]["spec"]["domain"]["devices"]["video"] == {"type": "virtio"}
+
+
+def test_an_object_refused_for_more_than_unknown_fields_still_refuses_its_vm() -> None:
+    """Pruning the unknown field leaves the schema's refusal (overcommitPercent over 100): the VM is refused."""
+    items = [instancetype(overcommitPercent=150, foo="x"), vm(instancetype={"name": "it"})]
+    results, code = run(items, renderer("expand", kubevirtVersion="v1.8"))
+    assert code == 1
+    used = about(results, "VirtualMachine", "vm")
+    assert [(r["severity"], r["field"]["path"]) for r in used] == [("error", "spec.instancetype")]
+    assert 'unknown field "spec.memory.foo"' in used[0]["message"]
