@@ -295,17 +295,51 @@ class SiteRead(NamedTuple):
 
 
 class Spliced:
-    """A spliced text; :meth:`reads` gives what must be read back to trust it (the rest is the original's)."""
+    """A spliced text; :meth:`reads` gives what must be read back to trust it (the rest is the original's), or
+    :meth:`whole_item` says it is all read back."""
 
-    __slots__ = ("text", "_source", "_edited", "_sites", "_e")
+    __slots__ = ("text", "_source", "_edited", "_sites", "_e", "_root")
 
     def __init__(self, text: str, source: str = "", edited: list[_Edit] | None = None, sites: list[Site] | None = None,
-                 e: Emitter | None = None) -> None:
+                 e: Emitter | None = None, root: Edits | None = None) -> None:
         self.text = text
         self._source = source
         self._edited = edited or []
         self._sites = sites or []
         self._e = e
+        self._root = root  # the item's own edits (its site, if any, is the whole item)
+
+    def whole_item(self) -> bool | None:
+        """None unless the item's root mapping is an edited one (its site is the whole item: the item is read back
+        whole instead, which proves every site in it); else whether the splice stands: every edited mapping but
+        a FLOW pair could be read back on its own, as :meth:`SiteRead.readable` says on the skeleton. Decided
+        on the spliced text itself: a blanked pair has the lines of the pair written (one ``key: form`` line
+        each, the same indentation and first character; :func:`_blank` makes no other), so the checks of
+        :func:`_site_lines`, which look only at line starts, blank lines and line ends, read the same there."""
+        root = self._root
+        if root is None or not any(site.node is root and site.pair is None for site in self._sites):
+            return None
+        text = self.text
+        spans = self._spans([len(edit.replacement) for edit in self._edited])
+        return all(site.pair is not None or _site_lines(text, lo, hi, site.column, False) is not None
+                   for site, (lo, hi) in zip(self._sites, spans, strict=True))
+
+    def _spans(self, lengths: list[int]) -> list[tuple[int, int]]:
+        """Each site's ``(lo, hi)`` in the text whose edits have the ``lengths`` given (the spliced text, or the
+        skeleton)."""
+        keys: list[tuple[int, int]] = []
+        shifts: list[int] = []  # how far the text after each edit moved
+        shift = 0
+        for edit, length in zip(self._edited, lengths, strict=True):
+            shift += length - (edit.end - edit.start)
+            keys.append((edit.start, edit.order))
+            shifts.append(shift)
+        spans = []
+        for line_start, _, end, order, _, _, _ in self._sites:  # Site's fields
+            lo = bisect_left(keys, (line_start, line_start))
+            hi = bisect_right(keys, (end, order))
+            spans.append((line_start + (shifts[lo - 1] if lo else 0), end + (shifts[hi - 1] if hi else 0)))
+        return spans
 
     def reads(self) -> list[SiteRead]:
         """Each edited mapping to read back (written on demand: the skeleton text costs only when verifying)."""
@@ -315,10 +349,9 @@ class Spliced:
         blanked: set[tuple[int, str]] = set()  # (id(Edits.new), key) of the pairs written with null
         shareable = True  # every pair written is blanked
         skel: list[str] = []
-        keys: list[tuple[int, int]] = []
-        shifts: list[int] = []  # how far the skeleton's text after each edit moved
-        pos = shift = 0
-        for start, order, end, replacement, pairs, column, mapping, cut in self._edited:
+        lengths: list[int] = []
+        pos = 0
+        for start, _, end, replacement, pairs, column, mapping, cut in self._edited:
             skeleton = replacement
             if pairs is not None:
                 blank = _blank(e, pairs, column, cut, replacement)
@@ -330,21 +363,15 @@ class Spliced:
             skel.append(source[pos:start])
             skel.append(skeleton)
             pos = end
-            shift += len(skeleton) - (end - start)
-            keys.append((start, order))
-            shifts.append(shift)
+            lengths.append(len(skeleton))
         skel.append(source[pos:])
         skeleton_text = "".join(skel)
         frozen = frozenset(blanked)
         reads = []
-        for line_start, _, end, order, node, column, pair in self._sites:  # Site's fields
-            lo = bisect_left(keys, (line_start, line_start))
-            hi = bisect_right(keys, (end, order))
-            lo = line_start + (shifts[lo - 1] if lo else 0)
-            hi = end + (shifts[hi - 1] if hi else 0)
+        for site, (lo, hi) in zip(self._sites, self._spans(lengths), strict=True):
             # lines start alike in the text and its skeleton: the closing line is checked on either
-            key = (column, skeleton_text[lo:_closing(skeleton_text, hi)], pair) if shareable else None
-            reads.append(SiteRead(key, skeleton_text, lo, hi, column, node, frozen, pair))
+            key = (site.column, skeleton_text[lo:_closing(skeleton_text, hi)], site.pair) if shareable else None
+            reads.append(SiteRead(key, skeleton_text, lo, hi, site.column, site.node, frozen, site.pair))
         return reads
 
 
@@ -411,7 +438,7 @@ def splice_checked(text: str, old: dict[str, Any], new: dict[str, Any], e: Emitt
         out.append(edit.replacement)
         pos = edit.end
     out.append(text[pos:])
-    return Spliced("".join(out), text, edited, sites, e)
+    return Spliced("".join(out), text, edited, sites, e, edits)
 
 
 def _closing(text: str, at: int) -> int:
