@@ -26,12 +26,15 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left, bisect_right
+from collections.abc import Callable, Generator
 from functools import cache
 from typing import Any, NamedTuple
 
 from yaml import events as ev
 
 from krm_fn.io.emitter import Emitter
+from krm_fn.io.linescan import (ALIAS, END, FLOW_MAP, MAP, OTHER, SCALAR, SEQ, STREAM_END, Event, Unsure, scan,
+                                scannable)
 from krm_fn.io.loader import EventParser, key_text, scalar_value
 
 MAX_EDITS = 16
@@ -132,8 +135,26 @@ def locate(text: str, edits: Edits, entry: bool = False
     For REPLACE/REMOVE the span is the pair's whole lines; for additions, an insertion point at the end
     of the mapping with the column of the mapping (and, in place of an end, a key that puts deeper
     insertions at the same point first).
+
+    The events come from the line scan (:mod:`krm_fn.io.linescan`) when the text is in its subset, else from
+    libyaml; the scan gives up at the first line outside it, and the walk then starts over on libyaml's.
     """
-    parser = EventParser(text)
+    if scannable(text):
+        rewritten: list[tuple[dict[str, Any], str, Edits]] = []
+        try:
+            return _walk(text, edits, entry, scan(text), rewritten)
+        except Unsure:
+            for changes, key, sub in rewritten:  # as they were before the walk
+                changes[key] = sub
+    return _walk(text, edits, entry, _libyaml_events(text), [])
+
+
+def _walk(text: str, edits: Edits, entry: bool, pulled: Generator[Event, Any, None],
+          rewritten: list[tuple[dict[str, Any], str, Edits]]
+          ) -> tuple[list[tuple[int, int, str, Any]], list[Site]] | None:
+    """:func:`locate` over the events ``pulled`` (sent a true value after a collection's start: its end next);
+    each nested edit it turns into a rewritten pair goes to ``rewritten`` first."""
+    get = pulled.__next__
     out: list[tuple[int, int, str, Any]] = []
     sites: list[Site] = []
     frames: list[_Frame] = []
@@ -141,20 +162,19 @@ def locate(text: str, edits: Edits, entry: bool = False
     root = True
     wrapper = entry  # ``text`` is "- <item>": a one-entry sequence around the item
     while remaining:
-        event: Any = parser.get_event()
-        cls = type(event)
-        if cls is ev.StreamEndEvent:
+        kind, start, end, column, key_of = get()  # a scalar's key: its text, or libyaml's event
+        if kind == STREAM_END:
             return None
         frame = frames[-1] if frames else None
-        if cls is ev.ScalarEvent or cls is ev.AliasEvent:
+        if kind == SCALAR or kind == ALIAS:
             if frame is not None and frame.edits is not None and frame.in_value is False:
-                key = key_text(scalar_value(event), event) if cls is ev.ScalarEvent else None  # as the loader reads it
-                frame.key, frame.key_start, frame.key_column = key, event.start_mark.index, event.start_mark.column
+                key = key_of if key_of is None or type(key_of) is str else key_text(scalar_value(key_of), key_of)
+                frame.key, frame.key_start, frame.key_column = key, start, column  # the key as the loader reads it
                 frame.in_value = True
                 continue
-            remaining -= _value_done(frame, event, text, out, sites, len(frames))
-        elif cls is ev.MappingStartEvent or cls is ev.SequenceStartEvent:
-            if wrapper and frame is None and cls is ev.SequenceStartEvent:
+            remaining -= _value_done(frame, end, text, out, sites, len(frames))
+        elif kind == MAP or kind == SEQ or kind == FLOW_MAP:
+            if wrapper and frame is None and kind == SEQ:
                 wrapper = False
                 continue
             sub = None
@@ -164,12 +184,13 @@ def locate(text: str, edits: Edits, entry: bool = False
             elif frame is not None and frame.edits is not None and frame.in_value is True:
                 candidate = frame.edits.changes.get(frame.key) if frame.key is not None else None
                 sub = candidate if isinstance(candidate, Edits) else None
-            if sub is not None and (cls is not ev.MappingStartEvent or event.flow_style):
+            if sub is not None and kind != MAP:
                 if frame is None or frame.edits is None or frame.key is None:
                     return None
+                rewritten.append((frame.edits.changes, frame.key, sub))
                 # a flow mapping: rewrite the whole pair; read back that pair alone (its end is the walk's
                 # last place there) unless its mapping is read back anyway
-                if frame.edits.direct() or cls is not ev.MappingStartEvent:
+                if frame.edits.direct() or kind == SEQ:
                     frame.edits.changes[frame.key] = REPLACE
                     remaining += 1 + (not frame.edits.direct()) - sub.pending()
                 else:
@@ -177,14 +198,13 @@ def locate(text: str, edits: Edits, entry: bool = False
                     remaining += 2 - sub.pending()  # the pair's span and its site
                 sub = None
             if sub is None:  # nothing in it is edited: only its end matters (the end of its pair's value)
-                event = _skip_node(parser)
-                if event is None:
+                kind, _, end, _, _ = pulled.send(True)
+                if kind == STREAM_END:
                     return None
-                remaining -= _value_done(frame, event, text, out, sites, len(frames))
+                remaining -= _value_done(frame, end, text, out, sites, len(frames))
                 continue
-            mark = event.start_mark
-            frames.append(_Frame(sub, False if cls is ev.MappingStartEvent else None, mark.index, mark.column))
-        elif cls is ev.MappingEndEvent or cls is ev.SequenceEndEvent:
+            frames.append(_Frame(sub, False if kind == MAP else None, start, column))
+        elif kind == END:
             done = frames.pop()
             node = done.edits
             if node is not None and node.direct():
@@ -199,20 +219,38 @@ def locate(text: str, edits: Edits, entry: bool = False
                 sites.append(Site(text.rfind("\n", 0, done.start) + 1, done.start, pairs_end, order, node,
                                   done.column))
                 remaining -= 1
-            remaining -= _value_done(frames[-1] if frames else None, event, text, out, sites, len(frames))
+            remaining -= _value_done(frames[-1] if frames else None, end, text, out, sites, len(frames))
     return out, sites
+
+
+_KINDS = {ev.ScalarEvent: SCALAR, ev.AliasEvent: ALIAS, ev.SequenceStartEvent: SEQ, ev.MappingEndEvent: END,
+          ev.SequenceEndEvent: END, ev.StreamEndEvent: STREAM_END}
+
+
+def _libyaml_events(text: str) -> Generator[Event, Any, None]:
+    """libyaml's events of ``text`` as :mod:`krm_fn.io.linescan` gives them (a scalar's key: the event itself);
+    sent a true value after a collection's start, the end event of that collection (a depth count over the
+    events inside: no tuple for them, and most of an expanded VM's collections hold no edit)."""
+    get = EventParser(text).get_event
+    kinds = _KINDS
+    skip = False
+    while True:
+        event: Any = get() if not skip else _skip_node(get)
+        cls = type(event)
+        kind = kinds.get(cls, OTHER) if cls is not ev.MappingStartEvent else FLOW_MAP if event.flow_style else MAP
+        mark = event.start_mark
+        skip = yield kind, mark.index, event.end_mark.index, mark.column, event if kind == SCALAR else None
+        if kind == STREAM_END:
+            return
 
 
 _OPEN = (ev.MappingStartEvent, ev.SequenceStartEvent)
 _CLOSE = (ev.MappingEndEvent, ev.SequenceEndEvent)
 
 
-def _skip_node(parser: Any) -> Any:
-    """The end event of the collection whose start event was just read (None: the stream ended first). A
-    depth count instead of a frame per nested collection: the walk's cost is mostly its events, and most of
-    an expanded VM's collections hold no edit."""
+def _skip_node(get: Callable[[], Any]) -> Any:
+    """The end event of the collection whose start event was just read (or the stream's end event)."""
     depth = 1
-    get = parser.get_event
     while True:
         cls = type(event := get())
         if cls in _CLOSE:
@@ -222,7 +260,7 @@ def _skip_node(parser: Any) -> Any:
         elif cls in _OPEN:
             depth += 1
         elif cls is ev.StreamEndEvent:
-            return None
+            return event
 
 
 def _line_end(text: str, index: int) -> int:
@@ -234,15 +272,16 @@ def _line_end(text: str, index: int) -> int:
     return len(text) if nl < 0 else nl + 1
 
 
-def _value_done(frame: _Frame | None, event: Any, text: str, out: list[tuple[int, int, str, Any]],
+def _value_done(frame: _Frame | None, end: int, text: str, out: list[tuple[int, int, str, Any]],
                 sites: list[Site], depth: int) -> int:
     """A mapping value ended: record the pair's span if it is edited (returns 1; 2 for a FLOW pair, also
-    recorded as a site), and where the mapping's pairs end. ``depth``: how many frames are open."""
+    recorded as a site), and where the mapping's pairs end (``end``: the value's last event's end). ``depth``:
+    how many frames are open."""
     if frame is None or frame.in_value is not True:
         return 0
     frame.in_value = False
     key, key_start, column = frame.key, frame.key_start, frame.key_column
-    frame.pairs_end = event.end_mark.index
+    frame.pairs_end = end
     node = frame.edits
     edit = node.changes.get(key) if node is not None and isinstance(key, str) else None
     if edit == REPLACE or edit == REMOVE or edit == FLOW:
