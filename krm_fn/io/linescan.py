@@ -2,17 +2,21 @@
 
 PyYAML makes a Python object (and two marks) per libyaml event: ~0.6 µs each, most of what locating a splice
 costs on a whole VM (issue 24). For a text in the subset below the structure is its indentation, so one regex
-match per line gives the same events — their kinds, and the positions the walk reads — as tuples
-``(kind, start, end, column, key)``. Anything outside the subset gives None, and the caller walks libyaml's
-events instead (``tests/unit/io/test_linescan.py`` compares both on generated layouts and on every example).
+match per line gives the same events — their kinds and the positions the walk reads — as tuples
+``(kind, start, end, column, key)``. Each event is given only once the lines libyaml reads to make it have
+been read (a value's once the next line shows it ends on its line), so whatever the text holds further on,
+the events given are libyaml's. At the first line outside the subset :func:`scan` raises :class:`Unsure` and
+the walk starts over on libyaml's events. ``tests/unit/io/test_linescan.py`` runs both side by side on random
+layouts in and out of the subset, and on damaged ones.
 
 The subset: ASCII, LF line breaks, no tab; every line empty, or ``[- ]key:`` with nothing after it (a nested
 block collection follows, more indented or as ``- `` entries at the key's column), or ``[- ]key: value`` /
 ``- value`` where a value is one plain scalar without ``:`` or ``#`` and with no trailing space, a quoted
-scalar without escapes, ``{}``, ``[]``, or (after a key) a block scalar header ``|``/``>`` with an optional
-chomping indicator. Keys are plain, start with a letter and are not a YAML 1.1 boolean or null. A block
-scalar's lines are empty or indented at least as its first line (deeper than its key), and the line that
-ends it is no deeper than its key. No null values, no comments, anchors, tags, directives or markers.
+scalar without escapes, ``[]``, a flow mapping on the line of plain keys and plain or JSON-quoted values (the
+walk never looks inside one), or (after a key) a block scalar header ``|``/``>`` with an optional chomping
+indicator. Keys are plain, start with a letter and are not a YAML 1.1 boolean or null. A block scalar's lines
+are empty or indented at least as its first line (deeper than its key), and the line that ends it is no
+deeper than its key. No null values, comments, anchors, tags, directives or document markers.
 """
 
 from __future__ import annotations

@@ -5,8 +5,9 @@ or flow maps), so a VM the renderer only touches in ``spec.instancetype`` must n
 ``"db"`` unquoted and every ``{app: x}`` turned into a block.
 
 For a changed item whose original source text we have: diff the original value against the new one
-(a small edit tree), find where the edited pairs sit in the source with one pass over libyaml's events
-(no values are built, and the pass stops once the last edited mapping is closed), and splice freshly
+(a small edit tree), find where the edited pairs sit in the source with one pass over its events (no values
+are built, the pass stops once the last edited mapping is closed, and skips what holds no edit; the events come
+from the lines for a plain block layout, :mod:`krm_fn.io.linescan`, else from libyaml), and splice freshly
 emitted text for exactly those pairs into the original text. Everything else is the user's text.
 Items that changed a lot (an expanded VM) are emitted fresh instead: splicing would not keep much.
 
