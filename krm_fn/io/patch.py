@@ -21,6 +21,8 @@ read back once (:attr:`SiteRead.key`: the same text in a trusted source means th
 mapping the source writes as a flow map (``instancetype: {name: u1.medium}``) is rewritten as a whole pair;
 when its mapping has no other change of its own, that pair alone is the site (up to the next key), so the
 walk stops after it and the pinned matcher's blanked text, the same on every VM, is read once per batch.
+When the item's own mapping is edited its site is the whole item: the spliced text is then read back whole
+(:meth:`Spliced.whole_item`), without a skeleton.
 """
 
 from __future__ import annotations
