@@ -5,8 +5,9 @@ or flow maps), so a VM the renderer only touches in ``spec.instancetype`` must n
 ``"db"`` unquoted and every ``{app: x}`` turned into a block.
 
 For a changed item whose original source text we have: diff the original value against the new one
-(a small edit tree), find where the edited pairs sit in the source with one pass over libyaml's events
-(no values are built, and the pass stops once the last edited mapping is closed), and splice freshly
+(a small edit tree), find where the edited pairs sit in the source with one pass over its events (no values
+are built, the pass stops once the last edited mapping is closed, and skips what holds no edit; the events come
+from the lines for a plain block layout, :mod:`krm_fn.io.linescan`, else from libyaml), and splice freshly
 emitted text for exactly those pairs into the original text. Everything else is the user's text.
 Items that changed a lot (an expanded VM) are emitted fresh instead: splicing would not keep much.
 
@@ -20,18 +21,23 @@ read back once (:attr:`SiteRead.key`: the same text in a trusted source means th
 mapping the source writes as a flow map (``instancetype: {name: u1.medium}``) is rewritten as a whole pair;
 when its mapping has no other change of its own, that pair alone is the site (up to the next key), so the
 walk stops after it and the pinned matcher's blanked text, the same on every VM, is read once per batch.
+When the item's own mapping is edited its site is the whole item: the spliced text is then read back whole
+(:meth:`Spliced.whole_item`), without a skeleton.
 """
 
 from __future__ import annotations
 
 import re
 from bisect import bisect_left, bisect_right
+from collections.abc import Callable, Generator
 from functools import cache
 from typing import Any, NamedTuple
 
 from yaml import events as ev
 
 from krm_fn.io.emitter import Emitter
+from krm_fn.io.linescan import (ALIAS, END, FLOW_MAP, MAP, OTHER, SCALAR, SEQ, STREAM_END, Event, Unsure, scan,
+                                scannable)
 from krm_fn.io.loader import EventParser, key_text, scalar_value
 
 MAX_EDITS = 16
@@ -132,8 +138,26 @@ def locate(text: str, edits: Edits, entry: bool = False
     For REPLACE/REMOVE the span is the pair's whole lines; for additions, an insertion point at the end
     of the mapping with the column of the mapping (and, in place of an end, a key that puts deeper
     insertions at the same point first).
+
+    The events come from the line scan (:mod:`krm_fn.io.linescan`) when the text is in its subset, else from
+    libyaml; the scan gives up at the first line outside it, and the walk then starts over on libyaml's.
     """
-    parser = EventParser(text)
+    if scannable(text):
+        rewritten: list[tuple[dict[str, Any], str, Edits]] = []
+        try:
+            return _walk(text, edits, entry, scan(text), rewritten)
+        except Unsure:
+            for changes, key, sub in rewritten:  # as they were before the walk
+                changes[key] = sub
+    return _walk(text, edits, entry, _libyaml_events(text), [])
+
+
+def _walk(text: str, edits: Edits, entry: bool, pulled: Generator[Event, Any, None],
+          rewritten: list[tuple[dict[str, Any], str, Edits]]
+          ) -> tuple[list[tuple[int, int, str, Any]], list[Site]] | None:
+    """:func:`locate` over the events ``pulled`` (sent a true value after a collection's start: its end next);
+    each nested edit it turns into a rewritten pair goes to ``rewritten`` first."""
+    get = pulled.__next__
     out: list[tuple[int, int, str, Any]] = []
     sites: list[Site] = []
     frames: list[_Frame] = []
@@ -141,20 +165,19 @@ def locate(text: str, edits: Edits, entry: bool = False
     root = True
     wrapper = entry  # ``text`` is "- <item>": a one-entry sequence around the item
     while remaining:
-        event: Any = parser.get_event()
-        cls = type(event)
-        if cls is ev.StreamEndEvent:
+        kind, start, end, column, key_of = get()  # a scalar's key: its text, or libyaml's event
+        if kind == STREAM_END:
             return None
         frame = frames[-1] if frames else None
-        if cls is ev.ScalarEvent or cls is ev.AliasEvent:
+        if kind == SCALAR or kind == ALIAS:
             if frame is not None and frame.edits is not None and frame.in_value is False:
-                key = key_text(scalar_value(event), event) if cls is ev.ScalarEvent else None  # as the loader reads it
-                frame.key, frame.key_start, frame.key_column = key, event.start_mark.index, event.start_mark.column
+                key = key_of if key_of is None or type(key_of) is str else key_text(scalar_value(key_of), key_of)
+                frame.key, frame.key_start, frame.key_column = key, start, column  # the key as the loader reads it
                 frame.in_value = True
                 continue
-            remaining -= _value_done(frame, event, text, out, sites, len(frames))
-        elif cls is ev.MappingStartEvent or cls is ev.SequenceStartEvent:
-            if wrapper and frame is None and cls is ev.SequenceStartEvent:
+            remaining -= _value_done(frame, end, text, out, sites, len(frames))
+        elif kind == MAP or kind == SEQ or kind == FLOW_MAP:
+            if wrapper and frame is None and kind == SEQ:
                 wrapper = False
                 continue
             sub = None
@@ -164,12 +187,13 @@ def locate(text: str, edits: Edits, entry: bool = False
             elif frame is not None and frame.edits is not None and frame.in_value is True:
                 candidate = frame.edits.changes.get(frame.key) if frame.key is not None else None
                 sub = candidate if isinstance(candidate, Edits) else None
-            if sub is not None and (cls is not ev.MappingStartEvent or event.flow_style):
+            if sub is not None and kind != MAP:
                 if frame is None or frame.edits is None or frame.key is None:
                     return None
+                rewritten.append((frame.edits.changes, frame.key, sub))
                 # a flow mapping: rewrite the whole pair; read back that pair alone (its end is the walk's
                 # last place there) unless its mapping is read back anyway
-                if frame.edits.direct() or cls is not ev.MappingStartEvent:
+                if frame.edits.direct() or kind == SEQ:
                     frame.edits.changes[frame.key] = REPLACE
                     remaining += 1 + (not frame.edits.direct()) - sub.pending()
                 else:
@@ -177,14 +201,13 @@ def locate(text: str, edits: Edits, entry: bool = False
                     remaining += 2 - sub.pending()  # the pair's span and its site
                 sub = None
             if sub is None:  # nothing in it is edited: only its end matters (the end of its pair's value)
-                event = _skip_node(parser)
-                if event is None:
+                kind, _, end, _, _ = pulled.send(True)
+                if kind == STREAM_END:
                     return None
-                remaining -= _value_done(frame, event, text, out, sites, len(frames))
+                remaining -= _value_done(frame, end, text, out, sites, len(frames))
                 continue
-            mark = event.start_mark
-            frames.append(_Frame(sub, False if cls is ev.MappingStartEvent else None, mark.index, mark.column))
-        elif cls is ev.MappingEndEvent or cls is ev.SequenceEndEvent:
+            frames.append(_Frame(sub, False if kind == MAP else None, start, column))
+        elif kind == END:
             done = frames.pop()
             node = done.edits
             if node is not None and node.direct():
@@ -199,20 +222,38 @@ def locate(text: str, edits: Edits, entry: bool = False
                 sites.append(Site(text.rfind("\n", 0, done.start) + 1, done.start, pairs_end, order, node,
                                   done.column))
                 remaining -= 1
-            remaining -= _value_done(frames[-1] if frames else None, event, text, out, sites, len(frames))
+            remaining -= _value_done(frames[-1] if frames else None, end, text, out, sites, len(frames))
     return out, sites
+
+
+_KINDS = {ev.ScalarEvent: SCALAR, ev.AliasEvent: ALIAS, ev.SequenceStartEvent: SEQ, ev.MappingEndEvent: END,
+          ev.SequenceEndEvent: END, ev.StreamEndEvent: STREAM_END}
+
+
+def _libyaml_events(text: str) -> Generator[Event, Any, None]:
+    """libyaml's events of ``text`` as :mod:`krm_fn.io.linescan` gives them (a scalar's key: the event itself);
+    sent a true value after a collection's start, the end event of that collection (a depth count over the
+    events inside: no tuple for them, and most of an expanded VM's collections hold no edit)."""
+    get = EventParser(text).get_event
+    kinds = _KINDS
+    skip = False
+    while True:
+        event: Any = get() if not skip else _skip_node(get)
+        cls = type(event)
+        kind = kinds.get(cls, OTHER) if cls is not ev.MappingStartEvent else FLOW_MAP if event.flow_style else MAP
+        mark = event.start_mark
+        skip = yield kind, mark.index, event.end_mark.index, mark.column, event if kind == SCALAR else None
+        if kind == STREAM_END:
+            return
 
 
 _OPEN = (ev.MappingStartEvent, ev.SequenceStartEvent)
 _CLOSE = (ev.MappingEndEvent, ev.SequenceEndEvent)
 
 
-def _skip_node(parser: Any) -> Any:
-    """The end event of the collection whose start event was just read (None: the stream ended first). A
-    depth count instead of a frame per nested collection: the walk's cost is mostly its events, and most of
-    an expanded VM's collections hold no edit."""
+def _skip_node(get: Callable[[], Any]) -> Any:
+    """The end event of the collection whose start event was just read (or the stream's end event)."""
     depth = 1
-    get = parser.get_event
     while True:
         cls = type(event := get())
         if cls in _CLOSE:
@@ -222,7 +263,7 @@ def _skip_node(parser: Any) -> Any:
         elif cls in _OPEN:
             depth += 1
         elif cls is ev.StreamEndEvent:
-            return None
+            return event
 
 
 def _line_end(text: str, index: int) -> int:
@@ -234,15 +275,16 @@ def _line_end(text: str, index: int) -> int:
     return len(text) if nl < 0 else nl + 1
 
 
-def _value_done(frame: _Frame | None, event: Any, text: str, out: list[tuple[int, int, str, Any]],
+def _value_done(frame: _Frame | None, end: int, text: str, out: list[tuple[int, int, str, Any]],
                 sites: list[Site], depth: int) -> int:
     """A mapping value ended: record the pair's span if it is edited (returns 1; 2 for a FLOW pair, also
-    recorded as a site), and where the mapping's pairs end. ``depth``: how many frames are open."""
+    recorded as a site), and where the mapping's pairs end (``end``: the value's last event's end). ``depth``:
+    how many frames are open."""
     if frame is None or frame.in_value is not True:
         return 0
     frame.in_value = False
     key, key_start, column = frame.key, frame.key_start, frame.key_column
-    frame.pairs_end = event.end_mark.index
+    frame.pairs_end = end
     node = frame.edits
     edit = node.changes.get(key) if node is not None and isinstance(key, str) else None
     if edit == REPLACE or edit == REMOVE or edit == FLOW:
@@ -295,17 +337,51 @@ class SiteRead(NamedTuple):
 
 
 class Spliced:
-    """A spliced text; :meth:`reads` gives what must be read back to trust it (the rest is the original's)."""
+    """A spliced text; :meth:`reads` gives what must be read back to trust it (the rest is the original's), or
+    :meth:`whole_item` says it is all read back."""
 
-    __slots__ = ("text", "_source", "_edited", "_sites", "_e")
+    __slots__ = ("text", "_source", "_edited", "_sites", "_e", "_root")
 
     def __init__(self, text: str, source: str = "", edited: list[_Edit] | None = None, sites: list[Site] | None = None,
-                 e: Emitter | None = None) -> None:
+                 e: Emitter | None = None, root: Edits | None = None) -> None:
         self.text = text
         self._source = source
         self._edited = edited or []
         self._sites = sites or []
         self._e = e
+        self._root = root  # the item's own edits (its site, if any, is the whole item)
+
+    def whole_item(self) -> bool | None:
+        """None unless the item's root mapping is an edited one (its site is the whole item: the item is read back
+        whole instead, which proves every site in it); else whether the splice stands: every edited mapping but
+        a FLOW pair could be read back on its own, as :meth:`SiteRead.readable` says on the skeleton. Decided
+        on the spliced text itself: a blanked pair has the lines of the pair written (one ``key: form`` line
+        each, the same indentation and first character; :func:`_blank` makes no other), so the checks of
+        :func:`_site_lines`, which look only at line starts, blank lines and line ends, read the same there."""
+        root = self._root
+        if root is None or not any(site.node is root and site.pair is None for site in self._sites):
+            return None
+        text = self.text
+        spans = self._spans([len(edit.replacement) for edit in self._edited])
+        return all(site.pair is not None or _site_lines(text, lo, hi, site.column, False) is not None
+                   for site, (lo, hi) in zip(self._sites, spans, strict=True))
+
+    def _spans(self, lengths: list[int]) -> list[tuple[int, int]]:
+        """Each site's ``(lo, hi)`` in the text whose edits have the ``lengths`` given (the spliced text, or the
+        skeleton)."""
+        keys: list[tuple[int, int]] = []
+        shifts: list[int] = []  # how far the text after each edit moved
+        shift = 0
+        for edit, length in zip(self._edited, lengths, strict=True):
+            shift += length - (edit.end - edit.start)
+            keys.append((edit.start, edit.order))
+            shifts.append(shift)
+        spans = []
+        for line_start, _, end, order, _, _, _ in self._sites:  # Site's fields
+            lo = bisect_left(keys, (line_start, line_start))
+            hi = bisect_right(keys, (end, order))
+            spans.append((line_start + (shifts[lo - 1] if lo else 0), end + (shifts[hi - 1] if hi else 0)))
+        return spans
 
     def reads(self) -> list[SiteRead]:
         """Each edited mapping to read back (written on demand: the skeleton text costs only when verifying)."""
@@ -315,10 +391,9 @@ class Spliced:
         blanked: set[tuple[int, str]] = set()  # (id(Edits.new), key) of the pairs written with null
         shareable = True  # every pair written is blanked
         skel: list[str] = []
-        keys: list[tuple[int, int]] = []
-        shifts: list[int] = []  # how far the skeleton's text after each edit moved
-        pos = shift = 0
-        for start, order, end, replacement, pairs, column, mapping, cut in self._edited:
+        lengths: list[int] = []
+        pos = 0
+        for start, _, end, replacement, pairs, column, mapping, cut in self._edited:
             skeleton = replacement
             if pairs is not None:
                 blank = _blank(e, pairs, column, cut, replacement)
@@ -330,21 +405,15 @@ class Spliced:
             skel.append(source[pos:start])
             skel.append(skeleton)
             pos = end
-            shift += len(skeleton) - (end - start)
-            keys.append((start, order))
-            shifts.append(shift)
+            lengths.append(len(skeleton))
         skel.append(source[pos:])
         skeleton_text = "".join(skel)
         frozen = frozenset(blanked)
         reads = []
-        for line_start, _, end, order, node, column, pair in self._sites:  # Site's fields
-            lo = bisect_left(keys, (line_start, line_start))
-            hi = bisect_right(keys, (end, order))
-            lo = line_start + (shifts[lo - 1] if lo else 0)
-            hi = end + (shifts[hi - 1] if hi else 0)
+        for site, (lo, hi) in zip(self._sites, self._spans(lengths), strict=True):
             # lines start alike in the text and its skeleton: the closing line is checked on either
-            key = (column, skeleton_text[lo:_closing(skeleton_text, hi)], pair) if shareable else None
-            reads.append(SiteRead(key, skeleton_text, lo, hi, column, node, frozen, pair))
+            key = (site.column, skeleton_text[lo:_closing(skeleton_text, hi)], site.pair) if shareable else None
+            reads.append(SiteRead(key, skeleton_text, lo, hi, site.column, site.node, frozen, site.pair))
         return reads
 
 
@@ -411,7 +480,7 @@ def splice_checked(text: str, old: dict[str, Any], new: dict[str, Any], e: Emitt
         out.append(edit.replacement)
         pos = edit.end
     out.append(text[pos:])
-    return Spliced("".join(out), text, edited, sites, e)
+    return Spliced("".join(out), text, edited, sites, e, edits)
 
 
 def _closing(text: str, at: int) -> int:

@@ -572,9 +572,15 @@ def _item_text(rl: ResourceList, e: Emitter, item: OutItem, as_entry: bool, read
 def _owe(done: Spliced, text: str, trusted: bool, as_entry: bool, item: Obj, reads: ReadBacks,
          owner: int) -> str | None:
     """``text`` (spliced as ``done``): on a trusted source text its edited mappings are read back, else all of
-    it; None when an edited mapping cannot be read back on its own. A rewritten flow-map pair that cannot be
-    read back on its own has the whole text read back instead."""
+    it (all of it too when the item's own mapping is edited: its site is the whole item); None when an edited
+    mapping cannot be read back on its own. A rewritten flow-map pair that cannot be read back on its own has
+    the whole text read back instead."""
     whole = not trusted
+    if not whole:
+        alone = done.whole_item()  # the item's root is an edited mapping: read back whole (it proves every site)
+        if alone is False:
+            return None
+        whole = alone is True
     sites = [] if whole else done.reads()
     for site in sites:
         joined = reads.join(site.key, owner) if site.key is not None else None

@@ -14,8 +14,11 @@ each is proven to mean that object before it is written (``krm_fn/io/resourcelis
   A pair we wrote as ``key: <one-line scalar>`` is read there with ``null`` for the scalar (whose form is read
   back with the emitter's), so the same mapping text in the same place — a matcher pinned on ten thousand
   VMs — is read once per batch (:meth:`ReadBacks.join`). A flow map rewritten as a block pair is read back as
-  that pair alone, up to the next key (``patch.FLOW``), or with its whole item when it cannot be. A splice on a
-  text that is not trusted as above is read back whole.
+  that pair alone, up to the next key (``patch.FLOW``), or with its whole item when it cannot be. When the item's
+  own mapping is edited (an expansion adds ``status`` at its end) its site is the whole item: the spliced text
+  itself is read back whole, which proves every site in it, and the splice stands only where each edited mapping
+  could have been read on its own (``patch.Spliced.whole_item``, as before). A splice on a text that is not
+  trusted as above is read back whole.
 * **Freshly emitted text** (:class:`krm_fn.io.emitter.Emitter`): its block structure is fixed by construction
   (a key at the mapping's column, nested values two columns deeper, compact ``- `` entries); what the emitter
   chooses per value — the form of each scalar, key and block scalar (in each place it is written) — is read
@@ -26,12 +29,13 @@ Reading back uses the reference loader (:mod:`krm_fn.io.loader`), or for batches
 emitted forms the yaml-rs lane (:mod:`krm_fn.io.fastload`, which reads what the loader reads or hands the
 text over).
 Values are compared strictly: types too (``True``, ``1`` and ``1.0`` differ) and key order where the text
-keeps it. A copied or spliced text that fails is replaced by a fresh emit; a fresh emit that fails is a
+keeps it (:func:`same`; :func:`identical` first, a C-speed test that says only "the same"). A copied or spliced text that fails is replaced by a fresh emit; a fresh emit that fails is a
 :class:`WriteError` (one line, exit 1): nothing unverified is written.
 """
 
 from __future__ import annotations
 
+import marshal
 import math
 import re
 from typing import Any
@@ -110,6 +114,17 @@ def same(a: Any, b: Any, ordered: bool = True) -> bool:
     return True
 
 
+def identical(a: Any, b: Any) -> bool:
+    """True only when ``a`` and ``b`` are the same in :func:`same`'s sense, key order included (False: unknown, ask
+    :func:`same`). At C speed: marshal's format 2 (no back-references, so no dependence on which objects are
+    shared) writes the exact type of every value (``True``, ``1`` and ``1.0`` apart; a subclass is refused) and
+    every pair in order, and reading those bytes back rebuilds the value: equal bytes, equal values."""
+    try:
+        return marshal.dumps(a, 2) == marshal.dumps(b, 2)
+    except ValueError:  # a type marshal does not write, or too deep
+        return False
+
+
 def _kind(v: Any) -> type:
     """The JSON type of ``v`` (a ``str`` subclass is a string, ``bool`` is not an ``int``)."""
     for t in (bool, str, int, float, dict, list):
@@ -166,7 +181,8 @@ class ReadBacks:
         values = read_entries(self.entries)
         return {owner for value, expected, ordered, owners
                 in zip(values, self.expected, self.ordered, self.owners, strict=True)
-                if value is _FAILED or not same(value, expected, ordered) for owner in owners}
+                if value is _FAILED or not (identical(value, expected) or same(value, expected, ordered))
+                for owner in owners}
 
 
 def read_entries(entries: list[str]) -> list[Any]:

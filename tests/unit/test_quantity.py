@@ -93,6 +93,16 @@ def test_rejected_json_values(value: Any) -> None:
         from_json(value)
 
 
+@pytest.mark.parametrize("value", [True, None, "1 Gi", "abc", [1]])
+def test_rejected_json_values_stay_rejected_once_their_neighbours_are_remembered(value: Any) -> None:
+    # canonical() remembers each scalar's answer: True is not 1 (nor 1.0) there, and an error is never remembered;
+    # "1" for 1 and 1.0: apimachinery pkg/api/resource/quantity.go (ParseQuantity("1.0").String() is "1")
+    assert canonical(1) == "1" and canonical(1.0) == "1"
+    for _ in range(2):
+        with pytest.raises(QuantityError):
+            canonical(value)
+
+
 def test_compare_and_zero() -> None:
     assert Quantity.parse("1Gi").cmp(Quantity.parse("1024Mi")) == 0
     assert Quantity.parse("1G").cmp(Quantity.parse("1Gi")) < 0

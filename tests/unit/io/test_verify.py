@@ -26,7 +26,7 @@ from krm_fn.io.loader import load_documents
 from krm_fn.io.resourcelist import (
     decode, document_texts, dump_resource_list, dump_stream, entry_texts, parse_resource_list,
 )
-from krm_fn.io.verify import ReadBacks, WriteError, check_emitted, same
+from krm_fn.io.verify import ReadBacks, WriteError, check_emitted, identical, same
 from krm_fn.process import Options, process
 from tests.conftest import bench_module
 from tests.io_support import parse_stream
@@ -388,6 +388,64 @@ def test_a_mapping_edited_inside_another_is_proven_by_the_outer_read_back(monkey
     assert ('"web"' in out) is not wrong  # spliced when it reads back as the new object, else emitted fresh
 
 
+def _expanded(rl: Any) -> dict[str, Any]:
+    """An expansion with few edits (issue 24, v1.5): a pinned matcher's pairs, a mapping added inside another,
+    ``status`` added at the item's end (its root mapping edited: the whole item is one site)."""
+    new: dict[str, Any] = copy.deepcopy(rl.items[0])
+    new["spec"]["instancetype"].update(kind="VirtualMachineClusterInstancetype", revisionName="vm1-r-1")
+    new["spec"]["template"]["spec"]["domain"]["cpu"] = {"cores": 2}
+    new["status"] = {"ready": False}
+    return new
+
+
+# the line after the edited domain mapping is a comment deeper than its keys: the domain site cannot be read alone
+DEEP_COMMENT = VM + "            # sized by the instancetype\n"
+
+
+@pytest.mark.parametrize("layout", [VM, FLOW_VM, DEEP_COMMENT, VM + "\n\n", VM + "  # done\n"],
+                         ids=["block", "flow", "deep-comment", "blank-lines", "comment"])
+def test_an_item_whose_root_is_edited_stands_as_its_sites_readable_say(layout: str) -> None:
+    # whole_item decides on the spliced text what the sites' readable() decide on the skeleton (pairs blanked)
+    rl = parse_resource_list(HEAD + layout)
+    new = _expanded(rl)
+    done = patch_module.splice_checked(layout, rl.items[0], new, Emitter(), entry=True)
+    assert done is not None
+    sites = done.reads()
+    assert any(site.lo == 0 and site.pair is None for site in sites)  # the item's own site
+    assert done.whole_item() is all(site.readable() or site.pair is not None for site in sites)
+    assert done.whole_item() is (layout is not DEEP_COMMENT)
+
+
+def test_an_inner_site_not_readable_alone_still_refuses_the_trusted_splice() -> None:
+    # as before the whole-item read-back: the splice of the trusted entry stands only when every edited mapping
+    # could be read alone; the item then takes the untrusted path (its document re-indented, read back whole)
+    rl = parse_resource_list(HEAD + DEEP_COMMENT)
+    new = _expanded(rl)
+    done = patch_module.splice_checked(DEEP_COMMENT, rl.items[0], new, Emitter(), entry=True)
+    assert done is not None
+    reads = ReadBacks()
+    assert resourcelist._owe(done, done.text, True, True, new, reads, 0) is None and reads.entries == []
+    assert resourcelist._owe(done, done.text, False, True, new, reads, 0) == done.text and len(reads.entries) == 1
+    out = dump_resource_list(rl, [new], [])
+    assert read(out)["items"] == [new] and "# sized" in out
+
+
+@pytest.mark.parametrize("wrong", [False, True])
+def test_an_item_whose_root_is_edited_is_read_back_whole(monkeypatch: pytest.MonkeyPatch, wrong: bool) -> None:
+    rl = parse_resource_list(HEAD + VM.replace("    name: vm1\n", "    name: vm1\n    labels:\n      tier: \"web\"\n"))
+    new = _expanded(rl)
+    owed: list[str] = []
+    add = ReadBacks.add
+    monkeypatch.setattr(ReadBacks, "add", lambda self, entry, *a, **k: (owed.append(entry), add(self, entry, *a, **k)))
+    if wrong:  # every pair written one column too far: the whole read-back catches it
+        monkeypatch.setattr(patch_module, "_emit_pairs", _shifted_pairs(patch_module._emit_pairs))
+    out = dump_resource_list(rl, [new], [])
+    assert read(out)["items"] == [new]
+    assert len(owed) == 1 and owed[0].startswith("- apiVersion: kubevirt.io/v1\n")
+    assert "cores: 2\n" in owed[0] and "null" not in owed[0]  # the spliced text itself, not a blanked skeleton
+    assert ('"web"' in out) is not wrong  # spliced when it reads back as the new object, else emitted fresh
+
+
 def test_a_wrong_copy_is_replaced_by_a_fresh_emit(monkeypatch: pytest.MonkeyPatch) -> None:
     rl = parse_resource_list(INDENTED)
     real = resourcelist._as_document_text
@@ -467,6 +525,23 @@ def test_same_accepts_equal_values() -> None:
         return value
 
     assert same(deep(), deep())  # any depth: iterative
+
+
+@pytest.mark.parametrize(("a", "b"), [
+    (True, 1), (1, 1.0), (0, False), ("1", 1), (None, ""), ({"a": 1}, {"a": True}), ([1], [1.0]),
+    ({"a": [{"b": 1}]}, {"a": [{"b": 1.0}]}), ({"a": 1}, {"b": 1}), ([1, 2], [2, 1]), ({"a": None}, {}),
+    ({"a": 1, "b": 2}, {"b": 2, "a": 1}), (0.0, -0.0), (type("S", (str,), {})("x"), "x"),
+])
+def test_identical_is_never_true_where_same_could_say_otherwise(a: Any, b: Any) -> None:
+    # only a shortcut for same(): False is "ask same()", so it may be False for values same() accepts
+    assert not identical(a, b) and not identical(b, a)
+
+
+def test_identical_accepts_equal_values_however_shared() -> None:
+    value = {"a": [1, 2.5, True, None, "x", {"b": -1.5e300}], "c": {}, "d": "é\u2028"}
+    assert identical(value, copy.deepcopy(value)) and same(value, copy.deepcopy(value))
+    text = "".join(["sha", "red"])
+    assert identical({"a": text, "b": text}, {"a": "shared", "b": "".join(["shar", "ed"])})  # no back-references
 
 
 def test_a_shared_read_back_fails_every_owner() -> None:
