@@ -91,6 +91,19 @@ def _parsed_is_zero(value: object) -> bool:
 
 
 def _ceil_value(value: object) -> int:
+    """The quantity's value rounded up (Go's ``Quantity.Value``), 0 when it does not parse."""
+    t = type(value)
+    if t is str or t is int or t is float:  # the guest memory: a few distinct values on a fleet
+        return _scalar_ceil_value(value)
+    return _parsed_ceil_value(value)
+
+
+@lru_cache(maxsize=4096, typed=True)
+def _scalar_ceil_value(value: str | int | float) -> int:
+    return _parsed_ceil_value(value)
+
+
+def _parsed_ceil_value(value: object) -> int:
     try:
         return from_json(value).value()
     except QuantityError:
