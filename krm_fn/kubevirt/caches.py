@@ -19,10 +19,10 @@ FoundKey = tuple[str, "str | None", str, str]
 class Caches:
     """One render's caches of data derived from its (unchanging) objects."""
 
-    __slots__ = ("found", "admission", "lenient", "quantities")
+    __slots__ = ("found", "admission", "newest", "quantities")
 
     def __init__(self) -> None:
         self.found: dict[FoundKey, Found] = {}  # krm_fn.kubevirt.find.find_spec
         self.admission: dict[int, Decision] = {}  # krm_fn.kubevirt.webhooks.admission, by id() of the object
-        self.lenient: dict[int, Decision] = {}  # the same without strict field validation (unknown fields pruned)
+        self.newest: dict[int, Decision] = {}  # the same by the newest release's API (an older target's objects)
         self.quantities = QuantityCache()  # krm_fn.kube.quantity, for expand and admission

@@ -23,7 +23,8 @@ from krm_fn.kubevirt.find import FindError, Matches, find_matches, live_object
 from krm_fn.kubevirt.pipeline import VmStages, vm_stages
 from krm_fn.kubevirt.revision import is_instancetype_revision
 from krm_fn.render.revisions import with_sync_wave
-from krm_fn.kubevirt.webhooks.admission import Decision, refused
+from krm_fn.kubevirt.schema import DEFAULT_TAG
+from krm_fn.kubevirt.webhooks.admission import Decision, decided, refused, served
 from krm_fn.render.admission import describe
 from krm_fn.render.carriers import Carried, carried, moved, unchecked, with_pool_spec
 from krm_fn.kube import kpt_annotations
@@ -120,9 +121,10 @@ class ItemRenderer:
         would refuse to store (:mod:`krm_fn.kubevirt.webhooks.admission`): (field path, message), or None.
         ``found``: the matches of ``vm`` (or of a form of it with the same named matchers).
 
-        An object refused only for fields the release does not know is stored without them where the request
-        does not ask for strict field validation (and that is what KubeVirt's own code decodes from it): the VM
-        is rendered against it as stored, with a warning (``follows-from`` the object's own error) to ``done``."""
+        An object that an older target release refuses but the newest API admits (a field the release does not
+        know, a field only it requires) is written for a later release: the VM is rendered as the target's own
+        code reads that object (its Go types: what it does not know dropped), which is that release's answer,
+        with a warning to ``done`` (``follows-from`` the object's own error)."""
         spec = vm.get("spec")
         tag = self.release.tag
         for family in FAMILIES:
@@ -137,20 +139,21 @@ class ItemRenderer:
             decision = refused(obj, self.caches.admission, tag)
             if decision is None:
                 continue
-            if decision.stage == "decode" and refused(obj, self.caches.lenient, tag, strict=False) is None:
-                self._stored_without(vm, f"spec.{family}", kind, matcher["name"], decision, done)
+            if tag != DEFAULT_TAG and served(obj, DEFAULT_TAG) and decided(obj, self.caches.newest).allowed:
+                self._read_as_written_for_later(vm, f"spec.{family}", kind, matcher["name"], decision, done)
                 continue
             return (f"spec.{family}", f"the {kind} {matcher['name']!r} this VM uses would be refused by the "
                                       f"cluster, so it will not exist there: {describe(decision, obj)}")
         return None
 
-    def _stored_without(self, vm: Obj, field: str, kind: str, name: str, decision: Decision,
-                        done: Rendered[Obj]) -> None:
-        """The warning of a VM rendered against an object stored without the fields its release does not know."""
-        fields = [c.field or "" for c in decision.causes]
-        message = (f"the {kind} {name!r} this VM uses is refused by strict field validation (kubectl's default) "
-                   f"for fields KubeVirt {self.spec.kubevirt_version or DEFAULT} does not know; without "
-                   f"it the cluster stores it without them, as this VM was rendered: {', '.join(fields)}")
+    def _read_as_written_for_later(self, vm: Obj, field: str, kind: str, name: str, decision: Decision,
+                                   done: Rendered[Obj]) -> None:
+        """The warning of a VM rendered against an object its release refuses but later releases admit."""
+        version = self.spec.kubevirt_version or DEFAULT
+        fields = [c.field or "" for c in decision.causes] or ["metadata"]
+        message = (f"the {kind} {name!r} this VM uses is refused by KubeVirt {version} but admitted by later "
+                   f"releases; the VM is rendered as KubeVirt {version}'s code reads that object (what it does not "
+                   f"know dropped): {', '.join(fields)}")
         warning = Result.for_object(message, vm, "warning", field_path=field,
                                     tags=(("stage", "input"), (FOLLOWS_FROM, ", ".join(fields))))
         if warning not in done.results:

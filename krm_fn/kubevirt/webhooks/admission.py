@@ -45,7 +45,6 @@ from krm_fn.kube.status import DEPRECATED, INVALID, Cause, invalid_message, no_k
 from krm_fn.kubevirt.rejection import Stage
 from krm_fn.kubevirt.schema import DEFAULT_TAG
 from krm_fn.kubevirt.schema.crd import as_decoded, definition, schema_causes, unknown_fields, unmarshal_error
-from krm_fn.kubevirt.schema.roundtrip import known_only
 from krm_fn.kubevirt.schema.strict import META_DEF
 from krm_fn.kubevirt.preference.webhooks import admitter as preference
 from krm_fn.kubevirt.webhooks import admitter as instancetype
@@ -111,31 +110,26 @@ def _deprecation(obj: Obj) -> tuple[Cause, ...]:
                                             "deprecated and will be removed in v1."),)
 
 
-def decide(obj: Obj, tag: str = DEFAULT_TAG, strict: bool = True) -> Decision:
+def decide(obj: Obj, tag: str = DEFAULT_TAG) -> Decision:
     """What a cluster running KubeVirt ``tag`` does with ``obj`` (a :func:`covers` object): its CRDs' schema
     is that release's, so a field the release does not know is refused at decode; its webhooks' warnings are
-    that release's (:class:`krm_fn.kubevirt_versions.Release`). Not ``strict``: as a request without strict
-    field validation is decided (``kubectl --validate=warn|ignore``, a client that sends no ``fieldValidation``):
-    the unknown fields are pruned from what is stored, and every later stage sees the object without them."""
+    that release's (:class:`krm_fn.kubevirt_versions.Release`)."""
     kind = str(obj.get("kind"))
     if not served(obj, tag):
         return Decision("version", no_kind_match(kind, str(obj.get("apiVersion"))))
     row: Release = release_of(tag)
-    root_name = f"{INSTANCETYPE_VERSION}.{kind}"
-    root = definition(root_name, tag)
+    root = definition(f"{INSTANCETYPE_VERSION}.{kind}", tag)
     version = str(obj.get("apiVersion")).rpartition("/")[2]  # v1beta1 (v1.5: or an alpha, same schema)
     cannot = f'{kind} in version "{version}" cannot be handled as a {kind}: '
     meta_error = unmarshal_error(obj.get("metadata"), definition(META_DEF, tag), "ObjectMeta")
     if meta_error:
         return Decision("decode", cannot + meta_error, (Cause(INVALID, "metadata", meta_error),), lead=cannot)
     unknown = unknown_fields(obj, root)
-    if unknown and not strict:
-        obj, unknown = known_only(obj, root_name, tag), []
     if unknown:
         texts = [f'unknown field "{path}"' for path in unknown]
-        lead = cannot + "strict decoding error: "
-        return Decision("decode", lead + ", ".join(texts),
-                        tuple(Cause(INVALID, path, text) for path, text in zip(unknown, texts)), lead=lead)
+        strict = cannot + "strict decoding error: "
+        return Decision("decode", strict + ", ".join(texts),
+                        tuple(Cause(INVALID, path, text) for path, text in zip(unknown, texts)), lead=strict)
     decoded: Obj = as_decoded(obj, root)
     meta = dict(decoded.get("metadata") or {})
     if kind in CLUSTER_SCOPED_KINDS:
@@ -158,23 +152,21 @@ def decide(obj: Obj, tag: str = DEFAULT_TAG, strict: bool = True) -> Decision:
     return Decision(None, warnings=_deprecation(obj) + tuple(answer.warnings))
 
 
-def decided(obj: Obj, cache: dict[int, Decision] | None = None, tag: str = DEFAULT_TAG,
-            strict: bool = True) -> Decision:
-    """:func:`decide`, computed once per object (by identity) when a ``cache`` (``Caches.admission``, or
-    ``Caches.lenient`` when not ``strict``: one render, one release) is given (every VM asks about its objects)."""
+def decided(obj: Obj, cache: dict[int, Decision] | None = None, tag: str = DEFAULT_TAG) -> Decision:
+    """:func:`decide`, computed once per object (by identity) when a ``cache`` (``Caches.admission``: one
+    render, one release) is given (every VM asks about its objects)."""
     found = cache.get(id(obj)) if cache is not None else None
     if found is None:
-        found = decide(obj, tag, strict)
+        found = decide(obj, tag)
         if cache is not None:
             cache[id(obj)] = found
     return found
 
 
-def refused(obj: Any, cache: dict[int, Decision] | None = None, tag: str = DEFAULT_TAG,
-            strict: bool = True) -> Decision | None:
+def refused(obj: Any, cache: dict[int, Decision] | None = None, tag: str = DEFAULT_TAG) -> Decision | None:
     """The refusal of ``obj`` by a cluster (None when it is not a served :func:`covers` object, or is admitted).
     An unserved version is not a refusal here: it is the migrate mode's business (``krm_fn.render.migrate``)."""
     if not covers(obj) or not served(obj, tag):
         return None
-    decision = decided(obj, cache, tag, strict)
+    decision = decided(obj, cache, tag)
     return None if decision.allowed else decision

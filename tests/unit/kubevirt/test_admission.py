@@ -142,9 +142,9 @@ def test_cache_computes_each_object_once(monkeypatch: pytest.MonkeyPatch) -> Non
     calls: list[int] = []
     real = admission.decide
 
-    def counting(obj: dict[str, Any], tag: str = DEFAULT_TAG, strict: bool = True) -> Decision:
+    def counting(obj: dict[str, Any], tag: str = DEFAULT_TAG) -> Decision:
         calls.append(id(obj))
-        return real(obj, tag, strict)
+        return real(obj, tag)
 
     monkeypatch.setattr(admission, "decide", counting)
     cache = Caches().admission

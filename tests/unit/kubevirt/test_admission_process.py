@@ -251,11 +251,11 @@ def test_not_yet_said_drops_only_a_second_error_about_the_same_object_and_field(
     assert not_yet_said(said, more) == more[1:]
 
 
-# --- an object refused only for fields its release does not know -----------------------------------------------
-# Strict field validation (kubectl's default) refuses it at decode; a request without it has the API server prune
-# those fields and store the rest (apiextensions-apiserver's pruning), and KubeVirt's code reads the object
-# without them: that is the release's answer for the VM (shared/conformance-releases: the harness's objects are
-# decoded into the release's Go types, e.g. v1.8.4's 108-catalog-preference-windows.2k12.virtio has no video).
+# --- an object an older release refuses but later releases admit ---------------------------------------------
+# Written for a later release: the older cluster's API refuses it (strict decoding, or a field only it requires),
+# and its own code reads the object through its Go types, which is the release's answer for the VM
+# (shared/conformance-releases: the harness's objects are decoded into the release's Go types, e.g. v1.8.4's
+# 108-catalog-preference-windows.2k12.virtio has no video device).
 VIDEO = {"preferredVideoType": "virtio"}  # devices.preferredVideoType: from v1.9 (kubevirt-releases.md 4.1)
 
 
@@ -265,7 +265,13 @@ def _full(items: list[Any], config: dict[str, Any]) -> tuple[dict[str, Any], int
     return yaml.safe_load(out.data), out.exit_code
 
 
-def test_a_vm_is_rendered_against_its_object_as_an_older_release_stores_it() -> None:
+def _expanded(out: dict[str, Any]) -> dict[str, Any]:
+    vm_out: dict[str, Any] = next(o for o in out["items"] if o["kind"] == "VirtualMachine")
+    assert "instancetype" not in vm_out["spec"] and "preference" not in vm_out["spec"]  # expanded, not refused
+    return vm_out
+
+
+def test_a_vm_is_rendered_as_an_older_release_reads_an_object_written_for_a_later_one() -> None:
     items = [instancetype(), preference(devices=VIDEO), vm(instancetype={"name": "it"}, preference={"name": "pref"})]
     out, code = _full(items, renderer("expand", kubevirtVersion="v1.8"))
     assert code == 1
@@ -276,22 +282,40 @@ def test_a_vm_is_rendered_against_its_object_as_an_older_release_stores_it() -> 
     used = about(results, "VirtualMachine", "vm")
     assert [(r["severity"], r["field"]["path"], r["tags"]["follows-from"]) for r in used] == [
         ("warning", "spec.preference", "spec.devices.preferredVideoType")]
-    assert "KubeVirt v1.8 does not know" in used[0]["message"]
-    expanded = next(o for o in out["items"] if o["kind"] == "VirtualMachine")
-    assert "preference" not in expanded["spec"]  # expanded, not refused
-    assert "video" not in expanded["spec"]["template"]["spec"]["domain"]["devices"]
+    assert "refused by KubeVirt v1.8 but admitted by later releases" in used[0]["message"]
+    assert "video" not in _expanded(out)["spec"]["template"]["spec"]["domain"]["devices"]
     # v1.9 knows the field: no result at all, and the video device is there
     out, code = _full(items, renderer("expand", kubevirtVersion="v1.9"))
     assert code == 0 and not [r for r in out.get("results") or [] if r["severity"] != "info"]
-    expanded = next(o for o in out["items"] if o["kind"] == "VirtualMachine")
-    assert expanded["spec"]["template"]["spec"]["domain"]["devices"]["video"] == {"type": "virtio"}
+    assert _expanded(out)["spec"]["template"]["spec"]["domain"]["devices"]["video"] == {"type": "virtio"}
 
 
-def test_an_object_refused_for_more_than_unknown_fields_still_refuses_its_vm() -> None:
-    """Pruning the unknown field leaves the schema's refusal (overcommitPercent over 100): the VM is refused."""
-    items = [instancetype(overcommitPercent=150, foo="x"), vm(instancetype={"name": "it"})]
-    results, code = run(items, renderer("expand", kubevirtVersion="v1.8"))
+def test_a_field_only_the_older_release_requires() -> None:
+    """A GPU claimed through DRA (no deviceName): v1.5's API requires deviceName and knows no claimName; its Go
+    types drop claimName/requestName and always write deviceName (kubevirt-releases.md addendum; v1.5.3's
+    swagger.json), so v1.5 expands the VM with ``deviceName: ""``; later releases keep the claim."""
+    gpu = {"name": "gpu1", "claimName": "claim", "requestName": "req"}
+    it = instancetype()
+    it["spec"]["gpus"] = [gpu]
+    items = [it, vm(instancetype={"name": "it"})]
+    out, code = _full(items, renderer("expand", kubevirtVersion="v1.5"))
+    assert code == 1
+    assert {r["field"]["path"] for r in about(out["results"], "VirtualMachineClusterInstancetype", "it")} == {
+        "spec.gpus[0].claimName", "spec.gpus[0].requestName"}
+    assert [r["severity"] for r in about(out["results"], "VirtualMachine", "vm")] == ["warning"]
+    assert _expanded(out)["spec"]["template"]["spec"]["domain"]["devices"]["gpus"] == [
+        {"name": "gpu1", "deviceName": ""}]
+    out, code = _full(items, renderer("expand", kubevirtVersion="v1.6"))
+    assert code == 0 and _expanded(out)["spec"]["template"]["spec"]["domain"]["devices"]["gpus"] == [gpu]
+
+
+@pytest.mark.parametrize("version", ["v1.8", "v1.9"])
+def test_an_object_no_release_admits_still_refuses_its_vm(version: str) -> None:
+    """A misspelt field is refused by every release: the VM is refused too (that object will not exist)."""
+    items = [instancetype(), preference(devices={"preferedVideoType": "virtio"}),
+             vm(instancetype={"name": "it"}, preference={"name": "pref"})]
+    results, code = run(items, renderer("expand", kubevirtVersion=version))
     assert code == 1
     used = about(results, "VirtualMachine", "vm")
-    assert [(r["severity"], r["field"]["path"]) for r in used] == [("error", "spec.instancetype")]
-    assert 'unknown field "spec.memory.foo"' in used[0]["message"]
+    assert [(r["severity"], r["field"]["path"]) for r in used] == [("error", "spec.preference")]
+    assert 'unknown field "spec.devices.preferedVideoType"' in used[0]["message"]
