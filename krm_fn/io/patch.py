@@ -140,12 +140,16 @@ def locate(text: str, edits: Edits, entry: bool = False
     insertions at the same point first).
 
     The events come from the line scan (:mod:`krm_fn.io.linescan`) when the text is in its subset, else from
-    libyaml; the scan gives up at the first line outside it, and the walk then starts over on libyaml's.
+    libyaml; the scan gives up at the first line outside it, and the walk then starts over on libyaml's. When the
+    root mapping is edited (its site, and so what is read back, is the whole item) the scan leaps over the lines
+    of a collection without an edit after its first line.
     """
     if scannable(text):
         rewritten: list[tuple[dict[str, Any], str, Edits]] = []
         try:
-            return _walk(text, edits, entry, scan(text), rewritten)
+            # the item's own mapping edited: the spliced text is read back whole (Spliced.whole_item), so the
+            # scan may leap over collections without an edit (linescan._leap)
+            return _walk(text, edits, entry, scan(text, edits.direct()), rewritten)
         except Unsure:
             for changes, key, sub in rewritten:  # as they were before the walk
                 changes[key] = sub
