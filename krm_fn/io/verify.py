@@ -41,7 +41,7 @@ import re
 from typing import Any
 
 from krm_fn.errors import InputError
-from krm_fn.io.fastload import load_plain, load_resource_list
+from krm_fn.io.fastload import keys_are_strings, load_plain, load_resource_list
 
 
 class WriteError(InputError):
@@ -178,19 +178,28 @@ class ReadBacks:
         """The owners of every text that does not read back as its mapping."""
         if not self.entries:
             return set()
-        values = read_entries(self.entries)
-        return {owner for value, expected, ordered, owners
-                in zip(values, self.expected, self.ordered, self.owners, strict=True)
-                if value is _FAILED or not (identical(value, expected) or same(value, expected, ordered))
-                for owner in owners}
+        # the lane's key check is made only where the value read is not identical to the one expected (whose
+        # keys are strings: identical() compares exact types, so such a value's keys are strings too)
+        values = read_entries(self.entries, keys=False)
+        failed = set()
+        for entry, value, expected, ordered, owners in zip(self.entries, values, self.expected, self.ordered,
+                                                           self.owners, strict=True):
+            if value is not _FAILED and identical(value, expected):
+                continue
+            if type(value) is dict and not keys_are_strings(value):
+                value = read_entries([entry])[0]  # as the lane with its key check reads it (the loader)
+            if value is _FAILED or not same(value, expected, ordered):
+                failed.update(owners)
+        return failed
 
 
-def read_entries(entries: list[str]) -> list[Any]:
+def read_entries(entries: list[str], keys: bool = True) -> list[Any]:
     """What each ``- `` entry reads as (``_FAILED`` where it is not exactly one entry). One pass of the yaml-rs
     lane over all of them (each entry is read on its own there); the loader entry by entry where the lane
-    does not apply."""
+    does not apply. Without ``keys``, a mapping yaml-rs reads may hold a key that is not a string, where the
+    loader reads another value (see ``fastload.load_resource_list``)."""
     try:
-        doc = load_resource_list("items:\n" + "".join(entries))
+        doc = load_resource_list("items:\n" + "".join(entries), keys)
     except InputError:
         doc = None
     if doc is not None:
