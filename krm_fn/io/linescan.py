@@ -7,7 +7,9 @@ match per line gives the same events — their kinds and the positions the walk 
 been read (a value's once the next line shows it ends on its line), so whatever the text holds further on,
 the events given are libyaml's. At the first line outside the subset :func:`scan` raises :class:`Unsure` and
 the walk starts over on libyaml's events. ``tests/unit/io/test_linescan.py`` runs both side by side on random
-layouts in and out of the subset, and on damaged ones.
+layouts in and out of the subset, and on damaged ones. For an item read back whole the scan may leap over a
+skipped collection (:func:`_leap`): there the lines skipped need not be in the subset, only the text one libyaml
+reads (it was read: it is the item's source); the test runs that side by side too, on noisy layouts.
 
 The subset: ASCII, LF line breaks, no tab; every line empty, or ``[- ]key:`` with nothing after it (a nested
 block collection follows, more indented or as ``- `` entries at the key's column), or ``[- ]key: value`` /

@@ -22,7 +22,8 @@ mapping the source writes as a flow map (``instancetype: {name: u1.medium}``) is
 when its mapping has no other change of its own, that pair alone is the site (up to the next key), so the
 walk stops after it and the pinned matcher's blanked text, the same on every VM, is read once per batch.
 When the item's own mapping is edited its site is the whole item: the spliced text is then read back whole
-(:meth:`Spliced.whole_item`), without a skeleton.
+(:meth:`Spliced.whole_item`), without a skeleton; its locator then leaps over the lines of the collections that
+hold no edit (:func:`krm_fn.io.linescan.scan`'s ``leap``).
 """
 
 from __future__ import annotations

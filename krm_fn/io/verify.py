@@ -18,7 +18,9 @@ each is proven to mean that object before it is written (``krm_fn/io/resourcelis
   own mapping is edited (an expansion adds ``status`` at its end) its site is the whole item: the spliced text
   itself is read back whole, which proves every site in it, and the splice stands only where each edited mapping
   could have been read on its own (``patch.Spliced.whole_item``, as before). A splice on a text that is not
-  trusted as above is read back whole.
+  trusted as above is read back whole. Only for such an item may the splice locator leap over an unedited
+  collection's lines without reading them (``linescan._leap``): what it splices is read back whichever lines it
+  read.
 * **Freshly emitted text** (:class:`krm_fn.io.emitter.Emitter`): its block structure is fixed by construction
   (a key at the mapping's column, nested values two columns deeper, compact ``- `` entries); what the emitter
   chooses per value — the form of each scalar, key and block scalar (in each place it is written) — is read
@@ -27,7 +29,9 @@ each is proven to mean that object before it is written (``krm_fn/io/resourcelis
 
 Reading back uses the reference loader (:mod:`krm_fn.io.loader`), or for batches of ``- `` entries and of
 emitted forms the yaml-rs lane (:mod:`krm_fn.io.fastload`, which reads what the loader reads or hands the
-text over).
+text over). For a batch of entries the lane's key check (a key yaml-rs reads as other than a string is one the
+loader reads otherwise) is made only on a value not identical to the object expected, whose keys are strings:
+an identical value has only string keys, so the check could not change what it is compared as.
 Values are compared strictly: types too (``True``, ``1`` and ``1.0`` differ) and key order where the text
 keeps it (:func:`same`; :func:`identical` first, a C-speed test that says only "the same"). A copied or spliced text that fails is replaced by a fresh emit; a fresh emit that fails is a
 :class:`WriteError` (one line, exit 1): nothing unverified is written.
