@@ -115,8 +115,10 @@ _SECTION_END = re.compile(r"\n[^-#\s]")
 _ENTRY_START = frozenset(" \t#{[\"'|>-")
 
 
-def load_resource_list(text: str) -> Document | None:
-    """``text`` as the loader would read it (``track="items"``), or None when the lane does not apply."""
+def load_resource_list(text: str, keys: bool = True) -> Document | None:
+    """``text`` as the loader would read it (``track="items"``), or None when the lane does not apply. Without
+    ``keys`` an item yaml-rs reads is not checked for keys that are not strings (the loader reads those
+    otherwise): for a caller that checks them (:func:`keys_are_strings`) or proves them (``verify.ReadBacks``)."""
     items_at = 0 if text.startswith("items:\n- ") else text.find("\nitems:\n- ") + 1
     if items_at == 0 and not text.startswith("items:\n- ") or not _HEAD.fullmatch(text, 0, items_at):
         return None
@@ -150,7 +152,7 @@ def load_resource_list(text: str) -> Document | None:
     for i in range(len(offsets)):
         a, b = bounds[i], bounds[i + 1]
         chunk = text[a:b]
-        item = None if i in risky or chunk[2] in _ENTRY_START else _fast_item(loads, chunk)
+        item = None if i in risky or chunk[2] in _ENTRY_START else _fast_item(loads, chunk, keys)
         if item is None:
             exact = _exact_item(chunk)
             if exact is None:
@@ -320,8 +322,8 @@ def _risky_entries(region: str, base: int, offsets: list[int]) -> set[int]:
     return {bisect.bisect_right(offsets, base + pos) - 1 for pos in hits}
 
 
-def _fast_item(loads: Callable[..., Any], chunk: str) -> Any:
-    """One ``- key: ...`` entry through yaml-rs; None unless it is one mapping with string keys."""
+def _fast_item(loads: Callable[..., Any], chunk: str, keys: bool = True) -> Any:
+    """One ``- key: ...`` entry through yaml-rs; None unless it is one mapping (with ``keys``: with string keys)."""
     try:
         value = loads(chunk, parse_datetime=False)
     except Exception:  # noqa: BLE001 - any refusal: the loader decides (and words the error)
@@ -329,7 +331,12 @@ def _fast_item(loads: Callable[..., Any], chunk: str) -> Any:
     if type(value) is not list or len(value) != 1 or type(value[0]) is not dict:
         return None
     item = value[0]
-    return item if _keys_are_strings(item) else None
+    return item if not keys or _keys_are_strings(item) else None
+
+
+def keys_are_strings(value: dict[str, Any]) -> bool:
+    """Every mapping key in ``value`` is a string (what yaml-rs reads then is what the loader reads)."""
+    return _keys_are_strings(value)
 
 
 def _keys_are_strings(value: dict[str, Any]) -> bool:

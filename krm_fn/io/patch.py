@@ -22,7 +22,8 @@ mapping the source writes as a flow map (``instancetype: {name: u1.medium}``) is
 when its mapping has no other change of its own, that pair alone is the site (up to the next key), so the
 walk stops after it and the pinned matcher's blanked text, the same on every VM, is read once per batch.
 When the item's own mapping is edited its site is the whole item: the spliced text is then read back whole
-(:meth:`Spliced.whole_item`), without a skeleton.
+(:meth:`Spliced.whole_item`), without a skeleton; its locator then leaps over the lines of the collections that
+hold no edit (:func:`krm_fn.io.linescan.scan`'s ``leap``).
 """
 
 from __future__ import annotations
@@ -140,12 +141,16 @@ def locate(text: str, edits: Edits, entry: bool = False
     insertions at the same point first).
 
     The events come from the line scan (:mod:`krm_fn.io.linescan`) when the text is in its subset, else from
-    libyaml; the scan gives up at the first line outside it, and the walk then starts over on libyaml's.
+    libyaml; the scan gives up at the first line outside it, and the walk then starts over on libyaml's. When the
+    root mapping is edited (its site, and so what is read back, is the whole item) the scan leaps over the lines
+    of a collection without an edit after its first line.
     """
     if scannable(text):
         rewritten: list[tuple[dict[str, Any], str, Edits]] = []
         try:
-            return _walk(text, edits, entry, scan(text), rewritten)
+            # the item's own mapping edited: the spliced text is read back whole (Spliced.whole_item), so the
+            # scan may leap over collections without an edit (linescan._leap)
+            return _walk(text, edits, entry, scan(text, edits.direct()), rewritten)
         except Unsure:
             for changes, key, sub in rewritten:  # as they were before the walk
                 changes[key] = sub

@@ -18,7 +18,9 @@ each is proven to mean that object before it is written (``krm_fn/io/resourcelis
   own mapping is edited (an expansion adds ``status`` at its end) its site is the whole item: the spliced text
   itself is read back whole, which proves every site in it, and the splice stands only where each edited mapping
   could have been read on its own (``patch.Spliced.whole_item``, as before). A splice on a text that is not
-  trusted as above is read back whole.
+  trusted as above is read back whole. Only for such an item may the splice locator leap over an unedited
+  collection's lines without reading them (``linescan._leap``): what it splices is read back whichever lines it
+  read.
 * **Freshly emitted text** (:class:`krm_fn.io.emitter.Emitter`): its block structure is fixed by construction
   (a key at the mapping's column, nested values two columns deeper, compact ``- `` entries); what the emitter
   chooses per value — the form of each scalar, key and block scalar (in each place it is written) — is read
@@ -27,7 +29,9 @@ each is proven to mean that object before it is written (``krm_fn/io/resourcelis
 
 Reading back uses the reference loader (:mod:`krm_fn.io.loader`), or for batches of ``- `` entries and of
 emitted forms the yaml-rs lane (:mod:`krm_fn.io.fastload`, which reads what the loader reads or hands the
-text over).
+text over). For a batch of entries the lane's key check (a key yaml-rs reads as other than a string is one the
+loader reads otherwise) is made only on a value not identical to the object expected, whose keys are strings:
+an identical value has only string keys, so the check could not change what it is compared as.
 Values are compared strictly: types too (``True``, ``1`` and ``1.0`` differ) and key order where the text
 keeps it (:func:`same`; :func:`identical` first, a C-speed test that says only "the same"). A copied or spliced text that fails is replaced by a fresh emit; a fresh emit that fails is a
 :class:`WriteError` (one line, exit 1): nothing unverified is written.
@@ -41,7 +45,7 @@ import re
 from typing import Any
 
 from krm_fn.errors import InputError
-from krm_fn.io.fastload import load_plain, load_resource_list
+from krm_fn.io.fastload import keys_are_strings, load_plain, load_resource_list
 
 
 class WriteError(InputError):
@@ -178,19 +182,28 @@ class ReadBacks:
         """The owners of every text that does not read back as its mapping."""
         if not self.entries:
             return set()
-        values = read_entries(self.entries)
-        return {owner for value, expected, ordered, owners
-                in zip(values, self.expected, self.ordered, self.owners, strict=True)
-                if value is _FAILED or not (identical(value, expected) or same(value, expected, ordered))
-                for owner in owners}
+        # the lane's key check is made only where the value read is not identical to the one expected (whose
+        # keys are strings: identical() compares exact types, so such a value's keys are strings too)
+        values = read_entries(self.entries, keys=False)
+        failed = set()
+        for entry, value, expected, ordered, owners in zip(self.entries, values, self.expected, self.ordered,
+                                                           self.owners, strict=True):
+            if value is not _FAILED and identical(value, expected):
+                continue
+            if type(value) is dict and not keys_are_strings(value):
+                value = read_entries([entry])[0]  # as the lane with its key check reads it (the loader)
+            if value is _FAILED or not same(value, expected, ordered):
+                failed.update(owners)
+        return failed
 
 
-def read_entries(entries: list[str]) -> list[Any]:
+def read_entries(entries: list[str], keys: bool = True) -> list[Any]:
     """What each ``- `` entry reads as (``_FAILED`` where it is not exactly one entry). One pass of the yaml-rs
     lane over all of them (each entry is read on its own there); the loader entry by entry where the lane
-    does not apply."""
+    does not apply. Without ``keys``, a mapping yaml-rs reads may hold a key that is not a string, where the
+    loader reads another value (see ``fastload.load_resource_list``)."""
     try:
-        doc = load_resource_list("items:\n" + "".join(entries))
+        doc = load_resource_list("items:\n" + "".join(entries), keys)
     except InputError:
         doc = None
     if doc is not None:

@@ -266,10 +266,10 @@ def test_the_examples_directory_exists() -> None:
     assert Path(REPO / "examples").is_dir()
 
 
-def _lockstep(rng: random.Random, text: str) -> bool:
+def _lockstep(rng: random.Random, text: str, leap: bool = False) -> bool:
     """Walk the scan and libyaml side by side, skipping collections at random: the same events where both give
     one (the scan may give up first). Whether the scan read the text to its end."""
-    fast, slow = scan(text), _libyaml_events(text)
+    fast, slow = scan(text, leap), _libyaml_events(text)
     skip = False
     while True:
         try:
@@ -329,3 +329,103 @@ def test_a_flow_pair_rewritten_before_the_scan_gives_up_is_restored() -> None:
     finally:
         patch.scannable = original
     assert _plain(scanned) is not None
+
+
+# what a skipped collection may hold that the line scan does not read: comments and blank lines at any column,
+# block scalars whose lines look like keys, entries or comments, quoted scalars and flow collections over
+# several lines (going on at any column), plain scalars over several lines, document markers
+_NOISE = ["# c", " # c", "   #- x", "  ", "", "#", "---", "...", "  - x", "  k: v", "    k: 'q'", "  [a, b]"]
+_SPANNING = ["'a\nzz: c'", '"a\nzz: c"', "[a,\nzz: c]", "{a: 1,\nzz: c}", "'a\n  zz: c'", '"a\n- zz: c"',
+             '"a\nb"', '"a\n\n  b"', "'a\nb: c'", "[a,\nb]", "{a: 1,\nb: 2}", "[a, {b: c,\n d: e}]",
+             '"a\n# c\n- d"', "plain\n   more", "'q' # c", "x\n  - y", '"\\"\n', "{a: 'b'\n}", "- 'a'"]
+
+
+def _noisy(rng: random.Random, text: str) -> str:
+    """``text`` with lines the line scan never reads one by one put in at random."""
+    lines = text.split("\n")
+    for _ in range(rng.randint(1, 4)):
+        at = rng.randrange(1, len(lines))
+        if rng.random() < 0.5:
+            lines.insert(at, " " * rng.choice([0, 0, 1, 2, 3, 4, 6]) + rng.choice(_NOISE))
+        else:
+            plain = [i for i, line in enumerate(lines) if line.endswith((": v", "- v", ": 1", ": x.y"))]
+            if plain:
+                i = rng.choice(plain)
+                lines[i] = lines[i][:lines[i].rindex(" ") + 1] + rng.choice(_SPANNING)
+    return "\n".join(lines)
+
+
+def test_leaping_over_a_skipped_collection_gives_libyamls_end_events(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``scan(text, leap=True)`` finds a skipped collection's end with one regex search (linescan._leap): on every
+    text libyaml reads, the same events as libyaml's, whatever the skipped lines hold; the leap gives up (reads
+    the lines) wherever a quoted scalar or flow collection could go on to another line. Texts libyaml refuses are
+    never located (the source was read)."""
+    from krm_fn.io import linescan
+
+    outcomes = {"leapt": 0, "declined": 0}
+    real = linescan._leap
+
+    def counted(text: str, pos: int, column: int, indentless: bool) -> int:
+        end = real(text, pos, column, indentless)
+        outcomes["leapt" if end >= 0 else "declined"] += 1
+        return end
+
+    monkeypatch.setattr(linescan, "_leap", counted)
+    rng = random.Random(SEED)
+    whole = only_leaping = 0
+    for _ in range(count(3000, 30000)):
+        text = _layout(rng)
+        if rng.random() < 0.7:
+            text = _noisy(rng, text)
+        if not scannable(text) or _reads(text) is None:
+            continue
+        for _ in range(4):  # different collections skipped
+            seed = rng.random()
+            if _lockstep(random.Random(seed), text, leap=True):
+                whole += 1
+                only_leaping += not _lockstep(random.Random(seed), text)
+    assert whole > count(3000, 30000) // 20, whole
+    # the leap is taken, declined, and reads texts the line scan alone gives up on
+    assert outcomes["leapt"] > count(3000, 30000) // 20 and outcomes["declined"] > 50 and only_leaping > 20, (
+        outcomes, only_leaping)
+
+
+def _reads(text: str) -> list[tuple[Any, ...]] | None:
+    """libyaml's events as the walk reads them; None when libyaml or the loader's key rule refuses the text."""
+    try:
+        return _libyaml(text)
+    except Exception:  # noqa: BLE001
+        return None
+
+
+@pytest.mark.parametrize(("text", "indentless", "landing"), [
+    ("a:\n  b:\n    c: 1\n# c\n    d: 2\n  e: 3\n", False, "  e: 3\n"),             # a comment at column 0
+    ("a:\n  b:\n    c: |\n      x\n  # c\n    d: 2\ne: 3\n", False, "e: 3\n"),     # one ends a block scalar
+    ("a:\n  b:\n    c: 1\n\n   \n  e: 3\n", False, "  e: 3\n"),                   # blank lines
+    ("a:\n  b:\n  - x\n  -\n    y\n  - z\n  c: 1\n", True, "  c: 1\n"),          # an indentless sequence
+    ("a:\n  b:\n    c: 1\n    d: 2\n", False, None),                              # the text's end
+    ("a:\n  b:\n    c: 'x'\n    d: {e: f}\n    g: [h]\n---\n", False, "---\n"),  # quoted, flow, a marker
+])
+def test_a_leap_lands_where_libyaml_ends_the_collection(text: str, indentless: bool, landing: str | None) -> None:
+    """The line where libyaml ends the collection (its END event at the line's first token: unroll_indent on
+    that token's column, scanner.c in libyaml 0.2.5), skipping comment and blank lines."""
+    from krm_fn.io.linescan import _leap
+
+    first = text.index("\n", text.index("b:")) + 1  # the collection's first line (read by the scan)
+    end = len(text) if landing is None else text.rindex(landing)
+    assert _leap(text, text.index("\n", first) + 1, 2 if indentless else 4, indentless) == end
+    token = end + len(text[end:]) - len(text[end:].lstrip(" "))
+    assert sum(kind == END and start == token for kind, start, *_ in _libyaml_events(text)) >= 1
+
+
+@pytest.mark.parametrize("text", [
+    'a:\n  b:\n    c: 1\n    d: "x\ny"\n  e: 3\n',    # a quoted scalar going on at column 0
+    "a:\n  b:\n    c: 1\n    d: [x,\n y]\n  e: 3\n",  # a flow sequence
+    "a:\n  b:\n    c: 1\n    d: 1 # it's\n  e: 3\n",  # a quote in a comment: not proven, the lines are read
+    "a:\n  b:\n    c: 1\n    d'e: 'f\n  e: 3\n",
+])
+def test_a_leap_over_a_line_that_could_go_on_gives_up(text: str) -> None:
+    from krm_fn.io.linescan import _leap
+
+    first = text.index("\n", text.index("b:")) + 1
+    assert _leap(text, text.index("\n", first) + 1, 4, False) == -1

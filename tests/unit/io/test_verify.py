@@ -552,6 +552,18 @@ def test_a_shared_read_back_fails_every_owner() -> None:
     assert reads.failures() == {0, 1}
 
 
+def test_a_read_back_with_a_key_that_is_not_a_string_is_read_as_the_loader_reads_it() -> None:
+    """The read-backs skip the lane's key check only for a value identical to the one expected (an object: its
+    keys are strings); another is read as the lane with its check reads it: an integer key is the loader's string (sigs.k8s.io/yaml's
+    convertToJSONableObject, v1.4.0 yaml.go: keys in decimal), a float key the loader's float32 text."""
+    reads = ReadBacks()
+    reads.add("- a: 1\n  1: x\n", {"a": 1, "1": "x"}, 0)
+    reads.add("- a: 1\n  2: x\n", {"a": 1, "2": "y"}, 1)
+    reads.add("- a: 1\n  b: x\n", {"a": 1, "b": "x"}, 2)
+    reads.add("- a: 1\n  0.5: x\n", {"a": 1, "0.5": "y"}, 3)
+    assert reads.failures() == {1, 3}
+
+
 TRICKY = ["yes", "no", "on", "0777", "1e3", "2001-12-14", "", " lead", "trail ", "a: b", "- x", "#", "x #y",
           "null", "~", "multi\nline\n", "keep\n\n", "\n", "tab\there", "é", "0x1F", "1_000", ".inf", "'q'", '"d"',
           "k\u2028", "\x85", 1, -1, 2**63, 1.5, -0.0, math.inf, math.nan, True, False, None]
