@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any, Final, Literal
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Final, Literal, TypeVar
 
 from krm_fn.kube.float32 import f32
 
@@ -494,17 +495,27 @@ def from_json(value: Any) -> Quantity:
     raise QuantityError(ERR_FORMAT)
 
 
+_T = TypeVar("_T")
+
+
+def scalar_memo(fn: Callable[[Any], _T]) -> Callable[[Any], _T]:
+    """``fn`` (a pure function of one JSON value) remembered for string and number arguments, by type and value
+    (``1``, ``1.0`` and ``True`` apart): a fleet holds a few distinct quantities, each read thousands of times.
+    Other values are passed through; an error is raised each time, never remembered."""
+    cached = lru_cache(maxsize=4096, typed=True)(fn)
+
+    def memo(value: Any) -> _T:
+        t = type(value)
+        return cached(value) if t is str or t is int or t is float else fn(value)
+
+    memo.__doc__ = fn.__doc__
+    return memo
+
+
+@scalar_memo
 def round_trip(value: Any) -> str:
     """The string the API server writes back for a quantity field, its canonical form (raises
     :class:`QuantityError`)."""
-    t = type(value)
-    if t is str or t is int or t is float:  # a few distinct values on a fleet, each written ~10k times
-        return _round_trip_scalar(value)
-    return str(from_json(value))
-
-
-@lru_cache(maxsize=4096, typed=True)  # typed: 1 and 1.0 apart; an error is raised each time, never remembered
-def _round_trip_scalar(value: str | int | float) -> str:
     return str(from_json(value))
 
 

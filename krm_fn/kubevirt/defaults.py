@@ -4,12 +4,11 @@
 
 from __future__ import annotations
 
-from functools import lru_cache
 from typing import Final
 
 from krm_fn.kube.paths import Obj, ensure_map, get2, get3
 from krm_fn.kubevirt.cluster import ClusterConfig
-from krm_fn.kube.quantity import QuantityError, from_json
+from krm_fn.kube.quantity import QuantityError, from_json, scalar_memo
 from krm_fn.kubevirt_versions import LATEST, Release
 
 DEFAULT_CPU_REQUEST: Final = "100m"
@@ -69,41 +68,19 @@ def set_default_network_interface(cluster: ClusterConfig, vmi: Obj) -> None:
     vmi["networks"] = [{"name": DEFAULT_NETWORK_NAME, "pod": {}}]
 
 
+@scalar_memo
 def _quantity_is_zero(value: object) -> bool:
     if value is None:
         return True
-    t = type(value)
-    if t is str or t is int or t is float:  # a few distinct values on a fleet (v1.5's expand: ~2 per VM)
-        return _scalar_is_zero(value)
-    return _parsed_is_zero(value)
-
-
-@lru_cache(maxsize=4096, typed=True)  # typed: 1, 1.0 and True apart (as from_json keeps them)
-def _scalar_is_zero(value: str | int | float) -> bool:
-    return _parsed_is_zero(value)
-
-
-def _parsed_is_zero(value: object) -> bool:
     try:
         return from_json(value).is_zero()
     except QuantityError:
         return True
 
 
+@scalar_memo
 def _ceil_value(value: object) -> int:
     """The quantity's value rounded up (Go's ``Quantity.Value``), 0 when it does not parse."""
-    t = type(value)
-    if t is str or t is int or t is float:  # the guest memory: a few distinct values on a fleet
-        return _scalar_ceil_value(value)
-    return _parsed_ceil_value(value)
-
-
-@lru_cache(maxsize=4096, typed=True)
-def _scalar_ceil_value(value: str | int | float) -> int:
-    return _parsed_ceil_value(value)
-
-
-def _parsed_ceil_value(value: object) -> int:
     try:
         return from_json(value).value()
     except QuantityError:
