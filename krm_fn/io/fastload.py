@@ -240,7 +240,7 @@ def _fast_document(loads: Callable[..., Any], chunk: str) -> Any:
         value = loads(chunk, parse_datetime=False)
     except Exception:  # noqa: BLE001 - any refusal: the loader decides (and words the error)
         return None
-    return value if type(value) is dict and _keys_are_strings(value) else None
+    return value if type(value) is dict and keys_are_strings(value) else None
 
 
 def load_plain(text: str, scan: str | None = None) -> Any:
@@ -273,9 +273,9 @@ def load_plain(text: str, scan: str | None = None) -> Any:
     except Exception:  # noqa: BLE001 - any refusal (duplicate keys among them): the loader decides
         return None
     if type(value) is dict:
-        return value if _keys_are_strings(value) else None
+        return value if keys_are_strings(value) else None
     if type(value) is list:
-        return value if _keys_are_strings({"": value}) else None
+        return value if keys_are_strings({"": value}) else None
     return None
 
 
@@ -331,15 +331,11 @@ def _fast_item(loads: Callable[..., Any], chunk: str, keys: bool = True) -> Any:
     if type(value) is not list or len(value) != 1 or type(value[0]) is not dict:
         return None
     item = value[0]
-    return item if not keys or _keys_are_strings(item) else None
+    return item if not keys or keys_are_strings(item) else None
 
 
 def keys_are_strings(value: dict[str, Any]) -> bool:
     """Every mapping key in ``value`` is a string (what yaml-rs reads then is what the loader reads)."""
-    return _keys_are_strings(value)
-
-
-def _keys_are_strings(value: dict[str, Any]) -> bool:
     stack: list[Any] = [value]
     pop, push = stack.pop, stack.append
     while stack:
