@@ -96,6 +96,7 @@ RELEASES: Final[Mapping[str, Release]] = {
 }
 DEFAULT: Final[KubevirtVersion] = "v1.9"  # the latest release
 LATEST: Final[Release] = RELEASES[DEFAULT]  # the row lower layers default to
+NEWEST: Final[Release] = list(RELEASES.values())[-1]  # the last row (upstream main)
 _BY_TAG: Final[Mapping[str, Release]] = {row.tag: row for row in RELEASES.values()}
 
 

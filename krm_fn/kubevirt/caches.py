@@ -24,5 +24,5 @@ class Caches:
     def __init__(self) -> None:
         self.found: dict[FoundKey, Found] = {}  # krm_fn.kubevirt.find.find_spec
         self.admission: dict[int, Decision] = {}  # krm_fn.kubevirt.webhooks.admission, by id() of the object
-        self.newest: dict[int, Decision] = {}  # the same by the newest release's API (an older target's objects)
+        self.newest: dict[int, Decision] = {}  # the same by the newest release's API (kubevirt_versions.NEWEST)
         self.quantities = QuantityCache()  # krm_fn.kube.quantity, for expand and admission

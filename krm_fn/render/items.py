@@ -23,7 +23,6 @@ from krm_fn.kubevirt.find import FindError, Matches, find_matches, live_object
 from krm_fn.kubevirt.pipeline import VmStages, vm_stages
 from krm_fn.kubevirt.revision import is_instancetype_revision
 from krm_fn.render.revisions import with_sync_wave
-from krm_fn.kubevirt.schema import DEFAULT_TAG
 from krm_fn.kubevirt.webhooks.admission import Decision, decided, refused, served
 from krm_fn.render.admission import describe
 from krm_fn.render.carriers import Carried, carried, moved, unchecked, with_pool_spec
@@ -33,7 +32,7 @@ from krm_fn.render.pinning import Pinning, unpinned
 from krm_fn.render.rendered import Rendered
 from krm_fn.render.spec import RendererSpec
 from krm_fn.results import FOLLOWS_FROM, Result
-from krm_fn.kubevirt_versions import DEFAULT, release
+from krm_fn.kubevirt_versions import DEFAULT, NEWEST, release
 
 
 class ItemRenderer:
@@ -139,23 +138,22 @@ class ItemRenderer:
             decision = refused(obj, self.caches.admission, tag)
             if decision is None:
                 continue
-            if tag != DEFAULT_TAG and served(obj, DEFAULT_TAG) and decided(obj, self.caches.newest).allowed:
-                self._read_as_written_for_later(vm, f"spec.{family}", kind, matcher["name"], decision, done)
+            if tag != NEWEST.tag and served(obj, NEWEST.tag) and decided(obj, self.caches.newest, NEWEST.tag).allowed:
+                self._read_as_written_for_later(vm, f"spec.{family}", kind, matcher["name"], obj, decision, done)
                 continue
             return (f"spec.{family}", f"the {kind} {matcher['name']!r} this VM uses would be refused by the "
                                       f"cluster, so it will not exist there: {describe(decision, obj)}")
         return None
 
-    def _read_as_written_for_later(self, vm: Obj, field: str, kind: str, name: str, decision: Decision,
+    def _read_as_written_for_later(self, vm: Obj, field: str, kind: str, name: str, obj: Obj, decision: Decision,
                                    done: Rendered[Obj]) -> None:
         """The warning of a VM rendered against an object its release refuses but later releases admit."""
         version = self.spec.kubevirt_version or DEFAULT
-        fields = [c.field or "" for c in decision.causes] or ["metadata"]
         message = (f"the {kind} {name!r} this VM uses is refused by KubeVirt {version} but admitted by later "
                    f"releases; the VM is rendered as KubeVirt {version}'s code reads that object (what it does not "
-                   f"know dropped): {', '.join(fields)}")
-        warning = Result.for_object(message, vm, "warning", field_path=field,
-                                    tags=(("stage", "input"), (FOLLOWS_FROM, ", ".join(fields))))
+                   f"know dropped): {describe(decision, obj)}")
+        warning = Result.for_object(message, vm, "warning", field_path=field, tags=(
+            ("stage", "input"), (FOLLOWS_FROM, ", ".join(c.field or "" for c in decision.causes))))
         if warning not in done.results:
             done.results.append(warning)
 
