@@ -37,8 +37,8 @@ from typing import Any, NamedTuple
 from yaml import events as ev
 
 from krm_fn.io.emitter import Emitter
-from krm_fn.io.linescan import (ALIAS, END, FLOW_MAP, MAP, OTHER, SCALAR, SEQ, STREAM_END, Event, Unsure, scan,
-                                scannable)
+from krm_fn.io.linescan import (ALIAS, END, FLOW_MAP, LINE, MAP, NOT_STR, OTHER, SCALAR, SEQ, STREAM_END, Event, Unsure,
+                                block_end, closed, collection_end, scan, scannable)
 from krm_fn.io.loader import EventParser, key_text, scalar_value
 
 MAX_EDITS = 16
@@ -146,6 +146,11 @@ def locate(text: str, edits: Edits, entry: bool = False
     of a collection without an edit after its first line.
     """
     if scannable(text):
+        if edits.direct():  # read back whole: the lines between the edits are searched, not read
+            try:
+                return _searched(text, edits, entry)
+            except Unsure:
+                pass
         rewritten: list[tuple[dict[str, Any], str, Edits]] = []
         try:
             # the item's own mapping edited: the spliced text is read back whole (Spliced.whole_item), so the
@@ -229,6 +234,132 @@ def _walk(text: str, edits: Edits, entry: bool, pulled: Generator[Event, Any, No
                 remaining -= 1
             remaining -= _value_done(frames[-1] if frames else None, end, text, out, sites, len(frames))
     return out, sites
+
+
+Located = tuple[list[tuple[int, int, str, Any]], list[Site]]
+
+
+def _searched(text: str, edits: Edits, entry: bool) -> Located:
+    """What :func:`_walk` finds on libyaml's events, for an item whose own mapping is edited (it is read back
+    whole), found with string searches instead of events: per edited mapping, its edited keys' lines and its
+    end, per edited pair its line and its end. Raises :class:`~krm_fn.io.linescan.Unsure` unless every line it
+    reads is in the line scan's subset (:data:`~krm_fn.io.linescan.LINE`) and the lines it searches over are a
+    plain block layout: no quoted scalar or flow collection over several lines
+    (:func:`~krm_fn.io.linescan.closed`), no document marker. There a line with a mapping's column is one of its
+    keys or entries (a block scalar's lines, a plain scalar's, a nested collection's are deeper), so the line
+    ``key:`` at that column is the pair's (a source with a key twice was refused by the loader; a key written
+    otherwise is not found: the walk decides), and a pair's value ends where
+    :func:`~krm_fn.io.linescan.collection_end` says (as :func:`~krm_fn.io.linescan._leap`, which the same test
+    runs against libyaml). A scalar value must be followed by a line that ends it (no deeper line, comment or
+    blank one), a collection's first line must be an entry or a key, a mapping's last line content."""
+    n = len(text)
+    if not closed(text, 0, n) or text.startswith(("---", "...")) or "\n---" in text or "\n..." in text:
+        raise Unsure
+    first = LINE.match(text)
+    if first is None or first["key"] is None or first["ind"] or (first["dash"] is not None) != entry:
+        raise Unsure
+    out: list[tuple[int, int, str, Any]] = []
+    sites: list[Site] = []
+    _search_mapping(text, edits, first, collection_end(text, 1, 2, False) if entry else n, 0, out, sites)
+    return out, sites
+
+
+def _search_mapping(text: str, node: Edits, first: re.Match[str], end: int, depth: int,
+                    out: list[tuple[int, int, str, Any]], sites: list[Site]) -> None:
+    """:func:`_searched` for the block mapping whose first line is ``first`` (a key, after the ``- `` of the
+    item's entry for the root) and whose lines end at ``end``, ``depth`` mappings deep."""
+    line_start = first.start("ind")
+    column = len(first["ind"]) + 2 * (first["dash"] is not None)
+    start = line_start + column
+    changes = node.changes
+    direct = False  # changes of its own
+    for change in changes.values():
+        if change == REPLACE or change == REMOVE or change == ADD:
+            direct = True
+        elif not isinstance(change, Edits):
+            raise Unsure  # FLOW: a flow map the walk rewrote
+    found: list[tuple[int, str, Any, re.Match[str] | None]] = []
+    after = first.end() - 1  # the line break before its second line
+    pad = "\n" + " " * column
+    first_key = first["key"]
+    for key, change in changes.items():
+        if change == ADD:
+            continue
+        if type(key) is not str or key.lower() in NOT_STR:
+            raise Unsure
+        if key == first_key:
+            found.append((start, key, change, first))
+            continue
+        at = text.find(pad + key + ":", after, end)
+        if at < 0:
+            raise Unsure  # written otherwise (quoted...)
+        found.append((at + 1 + column, key, change, None))
+    found.sort(key=_first)
+    for at, key, change, line in found:
+        if line is None:
+            line = LINE.match(text, at - column)
+            if line is None or line["key"] != key:
+                raise Unsure
+        if isinstance(change, Edits):
+            if line["val"] or line["flow"] or line["blk"]:
+                raise Unsure  # a flow map is rewritten as a whole pair (the walk's FLOW)
+            below = _first_below(text, line.end())
+            if below is None or below["key"] is None or below["dash"] is not None or len(below["ind"]) <= column:
+                raise Unsure
+            _search_mapping(text, change, below, collection_end(text, line.end(), column + 1, False), depth + 1,
+                            out, sites)
+        else:
+            out.append((at, _value_end(text, line, column), change, ({key: node.new.get(key)}, column, node.new)))
+    if not direct:
+        return
+    last = text.rfind("\n", 0, end - 1) + 1  # the last line: its end is the last pair's (a scalar's or not)
+    body = text[last:end].lstrip(" ")
+    if end <= start or not body.strip() or body[0] == "#":
+        raise Unsure
+    order = end - depth - 1
+    additions = {k: node.new[k] for k, v in changes.items() if v == ADD}
+    if additions:
+        out.append((end, order, ADD, (additions, column, node.new)))
+    sites.append(Site(line_start, start, end, order, node, column))
+
+
+def _first(found: tuple[int, str, Any, re.Match[str] | None]) -> int:
+    return found[0]
+
+
+_BELOW = re.compile(r"\n*")
+_INDENT = re.compile(" *")
+_LINE_BELOW = re.compile(r"\n*(?:%s)" % LINE.pattern)
+
+
+def _first_below(text: str, pos: int) -> re.Match[str] | None:
+    """The first line from ``pos`` that is not empty, when in the line scan's subset (it starts at ``start("ind")``)."""
+    return _LINE_BELOW.match(text, pos)
+
+
+def _value_end(text: str, line: re.Match[str], column: int) -> int:
+    """Where the value of the pair on ``line`` (its key at ``column``) ends as :func:`_line_end` of its last
+    event's end gives it: the line's end for a scalar on it (the next line must end it), the start of the line
+    that ends a block scalar or a block collection."""
+    line_end = line.end()
+    if line["val"] is not None or line["flow"] is not None:
+        below = _BELOW.match(text, line_end).end()  # type: ignore[union-attr]
+        rest = text[below:below + column + 1].lstrip(" ")
+        if below < len(text) and (not rest or rest[0] in " #\n"):
+            raise Unsure  # a deeper line (it could go on), a comment or blanks
+        return line_end
+    if line["blk"] is not None:
+        end = block_end(text, line_end, column)
+        if end < 0 or text.startswith("#", _INDENT.match(text, end).end()):  # type: ignore[union-attr]
+            raise Unsure
+        return end
+    below = _first_below(text, line_end)
+    if below is None or below["key"] is None and below["dash"] is None:
+        raise Unsure  # not a block collection's first line
+    indent = len(below["ind"])
+    if indent < column or indent == column and below["dash"] is None:
+        raise Unsure  # a null value
+    return collection_end(text, line_end, column + (indent > column), indent == column)
 
 
 _KINDS = {ev.ScalarEvent: SCALAR, ev.AliasEvent: ALIAS, ev.SequenceStartEvent: SEQ, ev.MappingEndEvent: END,
