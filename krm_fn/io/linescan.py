@@ -226,7 +226,7 @@ def _leap(text: str, pos: int, column: int, indentless: bool) -> int:
     scalar's lines deeper than its parent's (a line to the left ends it, and a ``#`` line there is a comment),
     and a document marker (column 0) is to the left. Only a quoted scalar or a flow collection can go on at
     any column, and only from a line that starts one without closing it: a skipped line with any of ``"'[{``
-    must be one :data:`_CLOSED` reads whole (the skipped text starts on a line the scan read: outside any of
+    must be one :func:`closed` reads whole (the skipped text starts on a line the scan read: outside any of
     them), else the skipped lines are left to the line scan. :func:`scannable` rules out tabs and line breaks
     other than LF."""
     if not column and not indentless:
@@ -245,13 +245,15 @@ def collection_end(text: str, pos: int, column: int, indentless: bool) -> int:
 
 def closed(text: str, pos: int, end: int) -> bool:
     """Whether no quoted scalar or flow collection can go on past its line in ``text[pos:end]`` (which starts
-    outside any): every line there with any of ``"'[{`` is one :data:`_CLOSED` reads whole."""
+    outside any): every line there with any of ``"'[{`` is one :data:`_CLOSED` or the line scan's :data:`LINE`
+    (a flow mapping of JSON-quoted values) reads whole."""
     find = text.find
     for quote in _SPAN_CHARS:
         at = find(quote, pos, end)
         while at >= 0:
             line_end = find("\n", at)
-            if _CLOSED.fullmatch(text, text.rfind("\n", 0, at) + 1, line_end) is None:
+            line_start = text.rfind("\n", 0, at) + 1
+            if _CLOSED.fullmatch(text, line_start, line_end) is None and LINE.match(text, line_start) is None:
                 return False
             at = find(quote, line_end, end)
     return True

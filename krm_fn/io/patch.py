@@ -22,8 +22,10 @@ mapping the source writes as a flow map (``instancetype: {name: u1.medium}``) is
 when its mapping has no other change of its own, that pair alone is the site (up to the next key), so the
 walk stops after it and the pinned matcher's blanked text, the same on every VM, is read once per batch.
 When the item's own mapping is edited its site is the whole item: the spliced text is then read back whole
-(:meth:`Spliced.whole_item`), without a skeleton; its locator then leaps over the lines of the collections that
-hold no edit (:func:`krm_fn.io.linescan.scan`'s ``leap``).
+(:meth:`Spliced.whole_item`), without a skeleton; its locator then searches for the edited keys' lines and the
+ends of the edited mappings and pairs instead of walking events (:func:`_searched`: the walk's positions, found
+with string searches, or given up to the walk), and the walk, where it runs, leaps over the lines of the
+collections that hold no edit (:func:`krm_fn.io.linescan.scan`'s ``leap``).
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Generator
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any, NamedTuple
 
 from yaml import events as ev
@@ -142,8 +144,9 @@ def locate(text: str, edits: Edits, entry: bool = False
 
     The events come from the line scan (:mod:`krm_fn.io.linescan`) when the text is in its subset, else from
     libyaml; the scan gives up at the first line outside it, and the walk then starts over on libyaml's. When the
-    root mapping is edited (its site, and so what is read back, is the whole item) the scan leaps over the lines
-    of a collection without an edit after its first line.
+    root mapping is edited (its site, and so what is read back, is the whole item) the positions are searched for
+    (:func:`_searched`), and where that gives up the scan leaps over the lines of a collection without an edit
+    after its first line.
     """
     if scannable(text):
         if edits.direct():  # read back whole: the lines between the edits are searched, not read
@@ -272,21 +275,17 @@ def _search_mapping(text: str, node: Edits, first: re.Match[str], end: int, dept
     column = len(first["ind"]) + 2 * (first["dash"] is not None)
     start = line_start + column
     changes = node.changes
-    direct = False  # changes of its own
-    for change in changes.values():
-        if change == REPLACE or change == REMOVE or change == ADD:
-            direct = True
-        elif not isinstance(change, Edits):
-            raise Unsure  # FLOW: a flow map the walk rewrote
+    additions = {}
     found: list[tuple[int, str, Any, re.Match[str] | None]] = []
     after = first.end() - 1  # the line break before its second line
     pad = "\n" + " " * column
     first_key = first["key"]
     for key, change in changes.items():
         if change == ADD:
+            additions[key] = node.new[key]
             continue
-        if type(key) is not str or key.lower() in NOT_STR:
-            raise Unsure
+        if change == FLOW or not _plain_key(key):
+            raise Unsure  # FLOW: a flow map the walk rewrote
         if key == first_key:
             found.append((start, key, change, first))
             continue
@@ -294,22 +293,24 @@ def _search_mapping(text: str, node: Edits, first: re.Match[str], end: int, dept
         if at < 0:
             raise Unsure  # written otherwise (quoted...)
         found.append((at + 1 + column, key, change, None))
-    found.sort(key=_first)
+    direct = bool(additions)  # changes of its own
+    found.sort()  # by where they stand (no two alike)
     for at, key, change, line in found:
+        if isinstance(change, Edits):
+            if text[at + len(key) + 1] != "\n":
+                raise Unsure  # a value on the key's line (a flow map is rewritten as a whole pair: the walk's FLOW)
+            below = _first_below(text, at + len(key) + 2)
+            if below is None or below["key"] is None or below["dash"] is not None or len(below["ind"]) <= column:
+                raise Unsure
+            _search_mapping(text, change, below, collection_end(text, below.start("ind"), column + 1, False),
+                            depth + 1, out, sites)
+            continue
+        direct = True
         if line is None:
             line = LINE.match(text, at - column)
             if line is None or line["key"] != key:
                 raise Unsure
-        if isinstance(change, Edits):
-            if line["val"] or line["flow"] or line["blk"]:
-                raise Unsure  # a flow map is rewritten as a whole pair (the walk's FLOW)
-            below = _first_below(text, line.end())
-            if below is None or below["key"] is None or below["dash"] is not None or len(below["ind"]) <= column:
-                raise Unsure
-            _search_mapping(text, change, below, collection_end(text, line.end(), column + 1, False), depth + 1,
-                            out, sites)
-        else:
-            out.append((at, _value_end(text, line, column), change, ({key: node.new.get(key)}, column, node.new)))
+        out.append((at, _value_end(text, line, column), change, ({key: node.new.get(key)}, column, node.new)))
     if not direct:
         return
     last = text.rfind("\n", 0, end - 1) + 1  # the last line: its end is the last pair's (a scalar's or not)
@@ -317,14 +318,19 @@ def _search_mapping(text: str, node: Edits, first: re.Match[str], end: int, dept
     if end <= start or not body.strip() or body[0] == "#":
         raise Unsure
     order = end - depth - 1
-    additions = {k: node.new[k] for k, v in changes.items() if v == ADD}
     if additions:
         out.append((end, order, ADD, (additions, column, node.new)))
     sites.append(Site(line_start, start, end, order, node, column))
 
 
-def _first(found: tuple[int, str, Any, re.Match[str] | None]) -> int:
-    return found[0]
+@lru_cache(maxsize=4096)
+def _plain_key(key: Any) -> bool:
+    """Whether ``key`` is a string the line scan reads as a plain key (:data:`~krm_fn.io.linescan.LINE`'s), one the
+    loader reads as this string (not a YAML 1.1 boolean or null)."""
+    return type(key) is str and _KEY.fullmatch(key) is not None and key.lower() not in NOT_STR
+
+
+_KEY = re.compile(r"[A-Za-z][\w./-]{0,999}")
 
 
 _BELOW = re.compile(r"\n*")

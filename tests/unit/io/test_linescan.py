@@ -515,6 +515,8 @@ def test_searching_an_item_read_back_whole_finds_what_the_walk_finds_on_libyamls
     ("- a: 1\n  b:\n    c: 1\n", {"a": 2, "b": {"c": 1}}),
     # an indentless sequence replaced, a block scalar removed
     ("a:\n- x\n- y\nb: |\n  t\n\nc: 1\n", {"a": ["z"], "c": 1}),
+    # flow maps of JSON-quoted values (as PyYAML writes leaves), one removed
+    ('x:\n  a: {i: "0", j: "k: 1"}\n  k: {name: u1.small}\n  l: 1\n', {"x": {"a": {"i": "0", "j": "k: 1"}, "l": 2}}),
 ])
 def test_searching_lands_where_the_walk_does(text: str, new: dict[str, Any]) -> None:
     old = _loaded_item(text)
@@ -529,6 +531,7 @@ def test_searching_lands_where_the_walk_does(text: str, new: dict[str, Any]) -> 
 @pytest.mark.parametrize(("text", "new"), [
     ('x:\n  a: "q\n  k: no"\n  k: 1\n', {"x": {"a": "q k: no", "k": 2}}),   # a quoted scalar over two lines
     ("x:\n  a: [q,\n  k: no]\n  k: 1\n", {"x": {"a": ["q", {"k": "no"}], "k": 2}}),  # a flow sequence too
+    ('x:\n  a: {i: "q,\n  k: no"}\n  k: 1\n', {"x": {"a": {"i": "q, k: no"}, "k": 2}}),  # a flow map too
     ('x:\n  "k": 1\n', {"x": {"k": 2}}),                                    # a quoted key
     ("x:\n  k : 1\n", {"x": {"k": 2}}),                                     # "key :"
     ("x:\n  k: 1\n  # c\n", {"x": {"k": 2}}),                              # a comment after a scalar
