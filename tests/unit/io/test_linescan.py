@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 import random
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -373,11 +374,8 @@ def test_leaping_over_a_skipped_collection_gives_libyamls_end_events(monkeypatch
     monkeypatch.setattr(linescan, "_leap", counted)
     rng = random.Random(SEED)
     whole = only_leaping = 0
-    for _ in range(count(3000, 30000)):
-        text = _layout(rng)
-        if rng.random() < 0.7:
-            text = _noisy(rng, text)
-        if not scannable(text) or _reads(text) is None:
+    for text in _random_texts(rng, count(3000, 30000), 0.7):
+        if _reads(text) is None:
             continue
         for _ in range(4):  # different collections skipped
             seed = rng.random()
@@ -388,6 +386,16 @@ def test_leaping_over_a_skipped_collection_gives_libyamls_end_events(monkeypatch
     # the leap is taken, declined, and reads texts the line scan alone gives up on
     assert outcomes["leapt"] > count(3000, 30000) // 20 and outcomes["declined"] > 50 and only_leaping > 20, (
         outcomes, only_leaping)
+
+
+def _random_texts(rng: random.Random, n: int, noisy: float) -> Iterator[str]:
+    """The :func:`scannable` ones of ``n`` random layouts, a share ``noisy`` of them with noise put in."""
+    for _ in range(n):
+        text = _layout(rng)
+        if rng.random() < noisy:
+            text = _noisy(rng, text)
+        if scannable(text):
+            yield text
 
 
 def _reads(text: str) -> list[tuple[Any, ...]] | None:
@@ -484,11 +492,8 @@ def test_searching_an_item_read_back_whole_finds_what_the_walk_finds_on_libyamls
     (the source was read)."""
     rng = random.Random(SEED)
     found = compared = 0
-    for _ in range(count(4000, 40000)):
-        text = _layout(rng)
-        if rng.random() < 0.5:
-            text = _noisy(rng, text)
-        old = _loaded_item(text) if scannable(text) else None
+    for text in _random_texts(rng, count(4000, 40000), 0.5):
+        old = _loaded_item(text)
         if old is None:
             continue
         entry = text.startswith("- ")
