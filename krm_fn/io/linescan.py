@@ -37,12 +37,12 @@ _SCALAR = rf"""{_PLAIN}|"[^"\\\n]*"|'[^'\n]*'"""
 _FLOW_VALUE = r'[\w./][\w./+=~-]*|"(?:[^"\\\n]|\\[\\"/bfnrt]|\\u[0-9a-fA-F]{4})*"'
 _FLOW_PAIR = rf"""[A-Za-z][\w./-]*: (?:{_FLOW_VALUE})"""
 _FLOW = rf"""\{{(?:{_FLOW_PAIR}(?:, {_FLOW_PAIR})*)?\}}|\[\]"""
-_LINE = re.compile(
+LINE = re.compile(
     rf"""(?P<ind> *)(?P<dash>- )?(?:(?P<key>[A-Za-z][\w./-]*):(?: (?:(?P<val>{_SCALAR})|(?P<flow>{_FLOW})"""
     rf"""|(?P<blk>[|>][-+]?)))?|(?P<sval>{_SCALAR}))\n""")
 # keys YAML 1.1 resolves to a boolean or null (a key the loader would not read as this string); libyaml allows
 # a simple key at most 1024 characters (the scan, 1000)
-_NOT_STR = frozenset("y yes n no true false on off null".split())
+NOT_STR = frozenset("y yes n no true false on off null".split())
 
 
 class Unsure(Exception):
@@ -70,7 +70,7 @@ def scan(text: str, leap: bool = False) -> Generator[Event, Any, None]:
     held: list[Event] = []  # a value's events, given once the next line shows it ends on its line
     held_column = 0  # the column its collection's keys or entries stand at: the next line may go no deeper
     pos, n = 0, len(text)
-    match = _LINE.match
+    match = LINE.match
     yield OTHER, 0, 0, 0, None
     while pos < n:
         if leaping:
@@ -90,7 +90,7 @@ def scan(text: str, leap: bool = False) -> Generator[Event, Any, None]:
         ind_text, dash_text, key, val, flow, blk, sval = m.groups()
         ind, dash = len(ind_text), dash_text is not None
         at = pos + ind
-        if key is None and not dash or key is not None and (len(key) > 1000 or key.lower() in _NOT_STR):
+        if key is None and not dash or key is not None and (len(key) > 1000 or key.lower() in NOT_STR):
             raise Unsure  # before any event of this line (libyaml reads the line to make them)
         if held:  # libyaml reads this line before it gives a value's event: a deeper line continues the value
             if ind > held_column:
@@ -140,7 +140,7 @@ def scan(text: str, leap: bool = False) -> Generator[Event, Any, None]:
         start = at + column - ind
         value = start + len(key) + 2
         if blk is not None:
-            end = _block_end(text, pos, column)
+            end = block_end(text, pos, column)
             if end < 0:
                 raise Unsure
             pos = end
@@ -169,7 +169,7 @@ def scan(text: str, leap: bool = False) -> Generator[Event, Any, None]:
     yield STREAM_END, n, n, 0, None
 
 
-def _block_end(text: str, pos: int, column: int) -> int:
+def block_end(text: str, pos: int, column: int) -> int:
     """Where the block scalar whose lines start at ``pos`` (its key at ``column``) ends: the start of the line
     that ends it (or the text's end); -1 when that is not sure."""
     n = len(text)
@@ -226,19 +226,34 @@ def _leap(text: str, pos: int, column: int, indentless: bool) -> int:
     scalar's lines deeper than its parent's (a line to the left ends it, and a ``#`` line there is a comment),
     and a document marker (column 0) is to the left. Only a quoted scalar or a flow collection can go on at
     any column, and only from a line that starts one without closing it: a skipped line with any of ``"'[{``
-    must be one :data:`_CLOSED` reads whole (the skipped text starts on a line the scan read: outside any of
+    must be one :func:`closed` reads whole (the skipped text starts on a line the scan read: outside any of
     them), else the skipped lines are left to the line scan. :func:`scannable` rules out tabs and line breaks
     other than LF."""
     if not column and not indentless:
         return -1  # the root: a document marker at its column ends it
+    end = collection_end(text, pos, column, indentless)
+    return end if closed(text, pos, end) else -1
+
+
+def collection_end(text: str, pos: int, column: int, indentless: bool) -> int:
+    """The start of the first line from ``pos`` (a line's start) that ends a block collection at ``column`` (see
+    :func:`_ends`), or the text's end: where libyaml ends it when the lines between are :func:`closed` and hold
+    no document marker."""
     found = (_ENDS.get((column, indentless)) or _ends(column, indentless)).search(text, pos - 1)
-    end = len(text) if found is None else found.start() + 1
+    return len(text) if found is None else found.start() + 1
+
+
+def closed(text: str, pos: int, end: int) -> bool:
+    """Whether no quoted scalar or flow collection can go on past its line in ``text[pos:end]`` (which starts
+    outside any): every line there with any of ``"'[{`` is one :data:`_CLOSED` or the line scan's :data:`LINE`
+    (a flow mapping of JSON-quoted values) reads whole."""
     find = text.find
-    for quote in _SPAN_CHARS:  # "'[{ on a skipped line: only where the line closes it
+    for quote in _SPAN_CHARS:
         at = find(quote, pos, end)
         while at >= 0:
             line_end = find("\n", at)
-            if _CLOSED.fullmatch(text, text.rfind("\n", 0, at) + 1, line_end) is None:
-                return -1
+            line_start = text.rfind("\n", 0, at) + 1
+            if _CLOSED.fullmatch(text, line_start, line_end) is None and LINE.match(text, line_start) is None:
+                return False
             at = find(quote, line_end, end)
-    return end
+    return True

@@ -22,8 +22,10 @@ mapping the source writes as a flow map (``instancetype: {name: u1.medium}``) is
 when its mapping has no other change of its own, that pair alone is the site (up to the next key), so the
 walk stops after it and the pinned matcher's blanked text, the same on every VM, is read once per batch.
 When the item's own mapping is edited its site is the whole item: the spliced text is then read back whole
-(:meth:`Spliced.whole_item`), without a skeleton; its locator then leaps over the lines of the collections that
-hold no edit (:func:`krm_fn.io.linescan.scan`'s ``leap``).
+(:meth:`Spliced.whole_item`), without a skeleton; its locator then searches for the edited keys' lines and the
+ends of the edited mappings and pairs instead of walking events (:func:`_searched`: the walk's positions, found
+with string searches, or given up to the walk), and the walk, where it runs, leaps over the lines of the
+collections that hold no edit (:func:`krm_fn.io.linescan.scan`'s ``leap``).
 """
 
 from __future__ import annotations
@@ -31,14 +33,14 @@ from __future__ import annotations
 import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Generator
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any, NamedTuple
 
 from yaml import events as ev
 
 from krm_fn.io.emitter import Emitter
-from krm_fn.io.linescan import (ALIAS, END, FLOW_MAP, MAP, OTHER, SCALAR, SEQ, STREAM_END, Event, Unsure, scan,
-                                scannable)
+from krm_fn.io.linescan import (ALIAS, END, FLOW_MAP, LINE, MAP, NOT_STR, OTHER, SCALAR, SEQ, STREAM_END, Event, Unsure,
+                                block_end, closed, collection_end, scan, scannable)
 from krm_fn.io.loader import EventParser, key_text, scalar_value
 
 MAX_EDITS = 16
@@ -142,10 +144,16 @@ def locate(text: str, edits: Edits, entry: bool = False
 
     The events come from the line scan (:mod:`krm_fn.io.linescan`) when the text is in its subset, else from
     libyaml; the scan gives up at the first line outside it, and the walk then starts over on libyaml's. When the
-    root mapping is edited (its site, and so what is read back, is the whole item) the scan leaps over the lines
-    of a collection without an edit after its first line.
+    root mapping is edited (its site, and so what is read back, is the whole item) the positions are searched for
+    (:func:`_searched`), and where that gives up the scan leaps over the lines of a collection without an edit
+    after its first line.
     """
     if scannable(text):
+        if edits.direct():  # read back whole: the lines between the edits are searched, not read
+            try:
+                return _searched(text, edits, entry)
+            except Unsure:
+                pass
         rewritten: list[tuple[dict[str, Any], str, Edits]] = []
         try:
             # the item's own mapping edited: the spliced text is read back whole (Spliced.whole_item), so the
@@ -229,6 +237,135 @@ def _walk(text: str, edits: Edits, entry: bool, pulled: Generator[Event, Any, No
                 remaining -= 1
             remaining -= _value_done(frames[-1] if frames else None, end, text, out, sites, len(frames))
     return out, sites
+
+
+Located = tuple[list[tuple[int, int, str, Any]], list[Site]]
+
+
+def _searched(text: str, edits: Edits, entry: bool) -> Located:
+    """What :func:`_walk` finds on libyaml's events, for an item whose own mapping is edited (it is read back
+    whole), found with string searches instead of events: per edited mapping, its edited keys' lines and its
+    end, per edited pair its line and its end. Raises :class:`~krm_fn.io.linescan.Unsure` unless every line it
+    reads is in the line scan's subset (:data:`~krm_fn.io.linescan.LINE`) and the lines it searches over are a
+    plain block layout: no quoted scalar or flow collection over several lines
+    (:func:`~krm_fn.io.linescan.closed`), no document marker. There a line with a mapping's column is one of its
+    keys or entries (a block scalar's lines, a plain scalar's, a nested collection's are deeper), so the line
+    ``key:`` at that column is the pair's (a source with a key twice was refused by the loader; a key written
+    otherwise is not found: the walk decides), and a pair's value ends where
+    :func:`~krm_fn.io.linescan.collection_end` says (as :func:`~krm_fn.io.linescan._leap`, which the same test
+    runs against libyaml). A scalar value must be followed by a line that ends it (no deeper line, comment or
+    blank one), a collection's first line must be an entry or a key, a mapping's last line content."""
+    n = len(text)
+    if not closed(text, 0, n) or text.startswith(("---", "...")) or "\n---" in text or "\n..." in text:
+        raise Unsure
+    first = LINE.match(text)
+    if first is None or first["key"] is None or first["ind"] or (first["dash"] is not None) != entry:
+        raise Unsure
+    out: list[tuple[int, int, str, Any]] = []
+    sites: list[Site] = []
+    _search_mapping(text, edits, first, collection_end(text, 1, 2, False) if entry else n, 0, out, sites)
+    return out, sites
+
+
+def _search_mapping(text: str, node: Edits, first: re.Match[str], end: int, depth: int,
+                    out: list[tuple[int, int, str, Any]], sites: list[Site]) -> None:
+    """:func:`_searched` for the block mapping whose first line is ``first`` (a key, after the ``- `` of the
+    item's entry for the root) and whose lines end at ``end``, ``depth`` mappings deep."""
+    line_start = first.start("ind")
+    column = len(first["ind"]) + 2 * (first["dash"] is not None)
+    start = line_start + column
+    changes = node.changes
+    additions = {}
+    found: list[tuple[int, str, Any, re.Match[str] | None]] = []
+    after = first.end() - 1  # the line break before its second line
+    pad = "\n" + " " * column
+    first_key = first["key"]
+    for key, change in changes.items():
+        if change == ADD:
+            additions[key] = node.new[key]
+            continue
+        if change == FLOW or not _plain_key(key):
+            raise Unsure  # FLOW: a flow map the walk rewrote
+        if key == first_key:
+            found.append((start, key, change, first))
+            continue
+        at = text.find(pad + key + ":", after, end)
+        if at < 0:
+            raise Unsure  # written otherwise (quoted...)
+        found.append((at + 1 + column, key, change, None))
+    direct = bool(additions)  # changes of its own
+    found.sort()  # by where they stand (no two alike)
+    for at, key, change, line in found:
+        if isinstance(change, Edits):
+            if text[at + len(key) + 1] != "\n":
+                raise Unsure  # a value on the key's line (a flow map is rewritten as a whole pair: the walk's FLOW)
+            below = _first_below(text, at + len(key) + 2)
+            if below is None or below["key"] is None or below["dash"] is not None or len(below["ind"]) <= column:
+                raise Unsure
+            _search_mapping(text, change, below, collection_end(text, below.start("ind"), column + 1, False),
+                            depth + 1, out, sites)
+            continue
+        direct = True
+        if line is None:
+            line = LINE.match(text, at - column)
+            if line is None or line["key"] != key:
+                raise Unsure
+        out.append((at, _value_end(text, line, column), change, ({key: node.new.get(key)}, column, node.new)))
+    if not direct:
+        return
+    last = text.rfind("\n", 0, end - 1) + 1  # the last line: its end is the last pair's (a scalar's or not)
+    body = text[last:end].lstrip(" ")
+    if end <= start or not body.strip() or body[0] == "#":
+        raise Unsure
+    order = end - depth - 1
+    if additions:
+        out.append((end, order, ADD, (additions, column, node.new)))
+    sites.append(Site(line_start, start, end, order, node, column))
+
+
+@lru_cache(maxsize=4096)
+def _plain_key(key: Any) -> bool:
+    """Whether ``key`` is a string the line scan reads as a plain key (:data:`~krm_fn.io.linescan.LINE`'s), one the
+    loader reads as this string (not a YAML 1.1 boolean or null)."""
+    return type(key) is str and _KEY.fullmatch(key) is not None and key.lower() not in NOT_STR
+
+
+_KEY = re.compile(r"[A-Za-z][\w./-]{0,999}")
+
+
+_BELOW = re.compile(r"\n*")
+_INDENT = re.compile(" *")
+_LINE_BELOW = re.compile(r"\n*(?:%s)" % LINE.pattern)
+
+
+def _first_below(text: str, pos: int) -> re.Match[str] | None:
+    """The first line from ``pos`` that is not empty, when in the line scan's subset (it starts at ``start("ind")``)."""
+    return _LINE_BELOW.match(text, pos)
+
+
+def _value_end(text: str, line: re.Match[str], column: int) -> int:
+    """Where the value of the pair on ``line`` (its key at ``column``) ends as :func:`_line_end` of its last
+    event's end gives it: the line's end for a scalar on it (the next line must end it), the start of the line
+    that ends a block scalar or a block collection."""
+    line_end = line.end()
+    if line["val"] is not None or line["flow"] is not None:
+        below = _BELOW.match(text, line_end).end()  # type: ignore[union-attr]
+        rest = text[below:below + column + 1].lstrip(" ")
+        if below < len(text) and (not rest or rest[0] in " #\n"):
+            raise Unsure  # a deeper line (it could go on), a comment or blanks
+        return line_end
+    if line["blk"] is not None:
+        end = block_end(text, line_end, column)
+        if end < 0 or text.startswith("#", _INDENT.match(text, end).end()):  # type: ignore[union-attr]
+            raise Unsure
+        return end
+    below = _first_below(text, line_end)
+    if below is None or below["key"] is None and below["dash"] is None:
+        raise Unsure  # not a block collection's first line
+    indent = len(below["ind"])
+    if indent < column or indent == column and below["dash"] is None:
+        raise Unsure  # a null value
+    return collection_end(text, line_end, column + (indent > column), indent == column)
 
 
 _KINDS = {ev.ScalarEvent: SCALAR, ev.AliasEvent: ALIAS, ev.SequenceStartEvent: SEQ, ev.MappingEndEvent: END,

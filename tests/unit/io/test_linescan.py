@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 import random
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -373,11 +374,8 @@ def test_leaping_over_a_skipped_collection_gives_libyamls_end_events(monkeypatch
     monkeypatch.setattr(linescan, "_leap", counted)
     rng = random.Random(SEED)
     whole = only_leaping = 0
-    for _ in range(count(3000, 30000)):
-        text = _layout(rng)
-        if rng.random() < 0.7:
-            text = _noisy(rng, text)
-        if not scannable(text) or _reads(text) is None:
+    for text in _random_texts(rng, count(3000, 30000), 0.7):
+        if _reads(text) is None:
             continue
         for _ in range(4):  # different collections skipped
             seed = rng.random()
@@ -388,6 +386,16 @@ def test_leaping_over_a_skipped_collection_gives_libyamls_end_events(monkeypatch
     # the leap is taken, declined, and reads texts the line scan alone gives up on
     assert outcomes["leapt"] > count(3000, 30000) // 20 and outcomes["declined"] > 50 and only_leaping > 20, (
         outcomes, only_leaping)
+
+
+def _random_texts(rng: random.Random, n: int, noisy: float) -> Iterator[str]:
+    """The :func:`scannable` ones of ``n`` random layouts, a share ``noisy`` of them with noise put in."""
+    for _ in range(n):
+        text = _layout(rng)
+        if rng.random() < noisy:
+            text = _noisy(rng, text)
+        if scannable(text):
+            yield text
 
 
 def _reads(text: str) -> list[tuple[Any, ...]] | None:
@@ -429,3 +437,119 @@ def test_a_leap_over_a_line_that_could_go_on_gives_up(text: str) -> None:
 
     first = text.index("\n", text.index("b:")) + 1
     assert _leap(text, text.index("\n", first) + 1, 4, False) == -1
+
+
+# --- the search for an item read back whole (patch._searched) ----------------------------------------------
+
+def _searched(text: str, edits: Any, entry: bool) -> Any:
+    """What ``patch._searched`` finds (read alike), or None when it leaves the text to the walk."""
+    from krm_fn.io import patch
+
+    try:
+        return _plain(patch._searched(text, edits, entry))
+    except Unsure:
+        return None
+
+
+def _walked(text: str, edits: Any, entry: bool) -> Any:
+    """What the walk finds on libyaml's events (read alike)."""
+    from krm_fn.io import patch
+
+    return _plain(patch._walk(text, edits, entry, _libyaml_events(text), []))
+
+
+def _loaded_item(text: str) -> dict[str, Any] | None:
+    """The item ``text`` holds as the loader reads it (a document, or a one-entry sequence: its entry), or None
+    when the loader refuses it (duplicate keys among the reasons) or it holds no mapping."""
+    from krm_fn.io.loader import load_documents
+
+    try:
+        docs = load_documents(text)
+    except Exception:  # noqa: BLE001
+        return None
+    if len(docs) != 1:
+        return None
+    value = docs[0].value
+    if text.startswith("- ") and type(value) is list and len(value) == 1:
+        value = value[0]
+    return value if type(value) is dict and value else None
+
+
+def _edited_whole(rng: random.Random, old: dict[str, Any]) -> dict[str, Any]:
+    """A random edit of ``old`` (removed, replaced, added and nested changes) with a change of the item's own
+    mapping, as expand makes (``status``): the item is read back whole, the case ``_searched`` serves."""
+    new = _edit(rng, copy.deepcopy(old))
+    if rng.random() < 0.7 or new == old:
+        new["status"] = {}
+    return new
+
+
+def test_searching_an_item_read_back_whole_finds_what_the_walk_finds_on_libyamls_events() -> None:
+    """Wherever ``patch._searched`` does not give up, its pairs, insertion points and sites are the walk's over
+    libyaml's events: on random layouts, noisy ones (comments and blank lines at any column, quoted scalars and
+    flow collections over several lines, plain scalars over several lines, document markers, block scalars with
+    lines like keys and entries), as a document and as a ``- `` entry; texts the loader refuses are never located
+    (the source was read)."""
+    rng = random.Random(SEED)
+    found = compared = 0
+    for text in _random_texts(rng, count(4000, 40000), 0.5):
+        old = _loaded_item(text)
+        if old is None:
+            continue
+        entry = text.startswith("- ")
+        for _ in range(3):
+            edits = plan(old, _edited_whole(rng, old))
+            if edits is None or not edits.direct():
+                continue
+            compared += 1
+            fast = _searched(text, edits, entry)
+            if fast is not None:
+                found += 1
+                assert fast == _walked(text, edits, entry), text
+    # the search serves most items it is offered, and is compared often enough to mean something
+    assert found > count(4000, 40000) // 10 and found > compared // 4, (found, compared)
+
+
+@pytest.mark.parametrize(("text", "new"), [
+    # the key searched for also stands in a block scalar, deeper, and under a later key at the mapping's column
+    ("x:\n  k: 1\n  m: |\n    k: fake\n  p: 2\nz: |\n  k: fake\n", {"x": {"k": 2, "m": "k: fake\n", "p": 2}}),
+    # a comment line at the key's column that names it, blank lines, a comment ending a nested mapping
+    ("x:\n  j:\n    a: 1\n  # k: 0\n\n  k: 1\n  i:\n    a: 1\n# c\n  l: 2\n",
+     {"x": {"j": {"a": 1}, "k": 2, "i": {"a": 1}, "l": 2}}),
+    # the first key of the entry edited, after "- "
+    ("- a: 1\n  b:\n    c: 1\n", {"a": 2, "b": {"c": 1}}),
+    # an indentless sequence replaced, a block scalar removed
+    ("a:\n- x\n- y\nb: |\n  t\n\nc: 1\n", {"a": ["z"], "c": 1}),
+    # flow maps of JSON-quoted values (as PyYAML writes leaves), one removed
+    ('x:\n  a: {i: "0", j: "k: 1"}\n  k: {name: u1.small}\n  l: 1\n', {"x": {"a": {"i": "0", "j": "k: 1"}, "l": 2}}),
+])
+def test_searching_lands_where_the_walk_does(text: str, new: dict[str, Any]) -> None:
+    old = _loaded_item(text)
+    assert old is not None
+    new = dict(new, status={})
+    edits = plan(old, new)
+    assert edits is not None
+    fast = _searched(text, edits, text.startswith("- "))
+    assert fast is not None and fast == _walked(text, edits, text.startswith("- "))
+
+
+@pytest.mark.parametrize(("text", "new"), [
+    ('x:\n  a: "q\n  k: no"\n  k: 1\n', {"x": {"a": "q k: no", "k": 2}}),   # a quoted scalar over two lines
+    ("x:\n  a: [q,\n  k: no]\n  k: 1\n", {"x": {"a": ["q", {"k": "no"}], "k": 2}}),  # a flow sequence too
+    ('x:\n  a: {i: "q,\n  k: no"}\n  k: 1\n', {"x": {"a": {"i": "q, k: no"}, "k": 2}}),  # a flow map too
+    ('x:\n  "k": 1\n', {"x": {"k": 2}}),                                    # a quoted key
+    ("x:\n  k : 1\n", {"x": {"k": 2}}),                                     # "key :"
+    ("x:\n  k: 1\n  # c\n", {"x": {"k": 2}}),                              # a comment after a scalar
+    ("x:\n  k: 1\n    # c\n  l: 1\n", {"x": {"k": 2, "l": 1}}),            # a deeper one
+    ("x: {k: 1}\n", {"x": {"k": 2}}),                                       # a flow map: rewritten by the walk
+    ("x:\n  k:\n  l: 1\n", {"x": {"k": 2, "l": 1}}),                        # a null value
+    ("x:\n  k: 1\n---\n", {"x": {"k": 2}}),                                 # a document marker
+])
+def test_searching_gives_up_where_a_line_could_be_read_otherwise(text: str, new: dict[str, Any]) -> None:
+    from krm_fn.io.loader import load_documents
+
+    old = load_documents(text)[0].value
+    edits = plan(old, dict(new, status={}))
+    assert edits is not None
+    assert _searched(text, edits, False) is None
+    assert _plain(locate(text, edits)) == _walked(text, plan(old, dict(new, status={})), False)
