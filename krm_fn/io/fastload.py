@@ -28,6 +28,7 @@ inputs, the tricky-scalar corpus and generated tokens, values and spans alike.
 from __future__ import annotations
 
 import bisect
+import itertools
 import re
 from collections.abc import Callable
 from typing import Any
@@ -115,10 +116,8 @@ _SECTION_END = re.compile(r"\n[^-#\s]")
 _ENTRY_START = frozenset(" \t#{[\"'|>-")
 
 
-def load_resource_list(text: str, keys: bool = True) -> Document | None:
-    """``text`` as the loader would read it (``track="items"``), or None when the lane does not apply. Without
-    ``keys`` an item yaml-rs reads is not checked for keys that are not strings (the loader reads those
-    otherwise): for a caller that checks them (:func:`keys_are_strings`) or proves them (``verify.ReadBacks``)."""
+def load_resource_list(text: str) -> Document | None:
+    """``text`` as the loader would read it (``track="items"``), or None when the lane does not apply."""
     items_at = 0 if text.startswith("items:\n- ") else text.find("\nitems:\n- ") + 1
     if items_at == 0 and not text.startswith("items:\n- ") or not _HEAD.fullmatch(text, 0, items_at):
         return None
@@ -152,7 +151,7 @@ def load_resource_list(text: str, keys: bool = True) -> Document | None:
     for i in range(len(offsets)):
         a, b = bounds[i], bounds[i + 1]
         chunk = text[a:b]
-        item = None if i in risky or chunk[2] in _ENTRY_START else _fast_item(loads, chunk, keys)
+        item = None if i in risky else _fast_item(loads, chunk)
         if item is None:
             exact = _exact_item(chunk)
             if exact is None:
@@ -322,8 +321,34 @@ def _risky_entries(region: str, base: int, offsets: list[int]) -> set[int]:
     return {bisect.bisect_right(offsets, base + pos) - 1 for pos in hits}
 
 
+def load_entries(entries: list[str], keys: bool = True) -> list[Any] | None:
+    """What each ``- `` entry reads as, as the loader reads it (``verify``'s read-back batch: the entries are texts
+    of their own, no ResourceList around them): the value, or None for an entry the lane hands over (the loader
+    reads it then); None for the whole batch where the lane does not apply. The conditions are those of
+    :func:`load_resource_list` on ``items:`` followed by the entries joined (each starts with ``- `` and ends with a
+    line break, no other line at column 0 starts an entry or a key), minus what that list needs besides its
+    items: no skeleton to read, no spans. Without ``keys`` an entry yaml-rs reads is not checked for keys that are
+    not strings (the loader reads those otherwise): for a caller that proves them (``verify.ReadBacks``)."""
+    region = "".join(entries)
+    if not all(entry.startswith("- ") and entry.endswith("\n") for entry in entries) \
+            or region.count("\n-") != len(entries) - 1 or _SECTION_END.search(region) is not None:
+        return None  # not one entry per text at column 0 (a line there that is no entry ends the items)
+    if _bad_text(region) or any(deep in region for deep in _DEEP):
+        return None
+    try:
+        from yaml_rs import loads
+    except ImportError:  # pragma: no cover - yaml-rs is a dependency
+        return None
+    offsets = list(itertools.accumulate((len(entry) for entry in entries[:-1]), initial=0))
+    risky = _risky_entries(region, 0, offsets)
+    return [None if i in risky else _fast_item(loads, entry, keys) for i, entry in enumerate(entries)]
+
+
 def _fast_item(loads: Callable[..., Any], chunk: str, keys: bool = True) -> Any:
-    """One ``- key: ...`` entry through yaml-rs; None unless it is one mapping (with ``keys``: with string keys)."""
+    """One ``- key: ...`` entry through yaml-rs; None unless it is one mapping (with ``keys``: with string keys)
+    and its first key starts the entry (anything else, a flow or quoted key, a comment: the loader's)."""
+    if chunk[2] in _ENTRY_START:
+        return None
     try:
         value = loads(chunk, parse_datetime=False)
     except Exception:  # noqa: BLE001 - any refusal: the loader decides (and words the error)

@@ -45,7 +45,7 @@ import re
 from typing import Any
 
 from krm_fn.errors import InputError
-from krm_fn.io.fastload import keys_are_strings, load_plain, load_resource_list
+from krm_fn.io.fastload import keys_are_strings, load_entries, load_plain
 
 
 class WriteError(InputError):
@@ -199,18 +199,11 @@ class ReadBacks:
 
 def read_entries(entries: list[str], keys: bool = True) -> list[Any]:
     """What each ``- `` entry reads as (``_FAILED`` where it is not exactly one entry). One pass of the yaml-rs
-    lane over all of them (each entry is read on its own there); the loader entry by entry where the lane
-    does not apply. Without ``keys``, a mapping yaml-rs reads may hold a key that is not a string, where the
-    loader reads another value (see ``fastload.load_resource_list``)."""
-    try:
-        doc = load_resource_list("items:\n" + "".join(entries), keys)
-    except InputError:
-        doc = None
-    if doc is not None:
-        items = doc.value.get("items") if isinstance(doc.value, dict) else None
-        if isinstance(items, list) and len(items) == len(entries):
-            return items
-    return [_read_entry(entry) for entry in entries]
+    lane over all of them (each entry is read on its own there, ``fastload.load_entries``); the loader for an entry
+    the lane hands over, or for all of them where it does not apply. Without ``keys``, a mapping yaml-rs reads may
+    hold a key that is not a string, where the loader reads another value."""
+    values = load_entries(entries, keys) or [None] * len(entries)
+    return [_read_entry(entry) if value is None else value for entry, value in zip(entries, values, strict=True)]
 
 
 def _read_entry(entry: str) -> Any:

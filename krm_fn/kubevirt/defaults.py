@@ -107,10 +107,13 @@ def _set_memory_request(resources: Obj, memory: Obj) -> None:
     """v1.5's memory request (its ``setDefaultResourceRequests``), as a cluster without ``memoryOvercommit``
     (100%) sets it: a non-zero limit replaces a zero or missing request; then, when there is still no request,
     the guest memory (else the hugepages page size, when it parses) becomes it if its value is positive."""
-    limit = (resources.get("limits") or {}).get("memory")
-    if not _quantity_is_zero(limit) and _quantity_is_zero((resources.get("requests") or {}).get("memory")):
+    limits = resources.get("limits")
+    limit = limits.get("memory") if limits else None  # None: zero, as a missing limit is
+    if limit is not None and not _quantity_is_zero(limit) \
+            and _quantity_is_zero((resources.get("requests") or {}).get("memory")):
         ensure_map(resources, ("requests",))["memory"] = limit
-    if "memory" in (resources.get("requests") or {}):
+    requests = resources.get("requests")
+    if requests and "memory" in requests:
         return
     amount = memory.get("guest")
     if amount is None and memory.get("hugepages") is not None:

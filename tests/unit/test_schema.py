@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from krm_fn.kubevirt.schema.roundtrip import encode_object
+from krm_fn.kubevirt.schema.roundtrip import encode_object, encode_shared
 from krm_fn.kubevirt.schema.validation import SchemaError, schema_errors, validate_vm
 from tests.engine_support import make_vm, shared_dir
 
@@ -157,6 +157,11 @@ def test_spec_is_required() -> None:
     pytest.param({"domain": {"devices": {}, "memory": {"guest": "2048Mi"}}},
                  {"domain": {"devices": {}, "memory": {"guest": "2Gi"}, "resources": {}}},
                  id="quantity canonical"),
+    # apimachinery pkg/api/resource/quantity.go (CanonicalizeBytes, as vendored by KubeVirt v1.5.3): 2048Mi is
+    # written 2Gi, 1 and 1k as they are
+    pytest.param({"domain": {"devices": {}, "resources": {"requests": {"cpu": "1", "memory": "2048Mi", "x": "1k"}}}},
+                 {"domain": {"devices": {}, "resources": {"requests": {"cpu": "1", "memory": "2Gi", "x": "1k"}}}},
+                 id="quantity map: canonical values around a changed one, in their order"),
     pytest.param({"domain": {"devices": {}, "machine": {}}},
                  {"domain": {"devices": {}, "machine": {"type": ""}, "resources": {}}},
                  id="non-omitempty string written as empty"),
@@ -178,6 +183,18 @@ def test_round_trip_of_a_condition_writes_null_times() -> None:
     out = encode_object(vm, "v1.VirtualMachine")
     assert out["status"]["conditions"] == [{"type": "Ready", "status": "True", "lastProbeTime": None,
                                             "lastTransitionTime": None}]
+
+
+def test_shared_round_trip_keeps_a_quantity_map_it_does_not_change() -> None:
+    requests = {"cpu": "1", "memory": "2Gi"}
+    vm = make_vm({"domain": {"devices": {}, "resources": {"requests": requests}}})
+    assert encode_shared(vm, "v1.VirtualMachine")["spec"]["template"]["spec"]["domain"]["resources"]["requests"] \
+        is requests
+    changed = {"cpu": "1", "memory": "2048Mi"}
+    vm = make_vm({"domain": {"devices": {}, "resources": {"requests": changed}}})
+    out = encode_shared(vm, "v1.VirtualMachine")["spec"]["template"]["spec"]["domain"]["resources"]["requests"]
+    assert out == {"cpu": "1", "memory": "2Gi"} and list(out) == ["cpu", "memory"] and out is not changed
+    assert changed == {"cpu": "1", "memory": "2048Mi"}
 
 
 def test_round_trip_returns_new_containers() -> None:

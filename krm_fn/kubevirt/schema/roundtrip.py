@@ -8,6 +8,7 @@ Upstream: ``encoding/json`` over ``kubevirt.io/api`` types.
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import lru_cache
 from itertools import islice
 from typing import Any, Final
 
@@ -82,8 +83,13 @@ def _same(value: Any) -> Any:
     return value
 
 
+# whether a quantity string is canonical, remembered: a fleet holds a few distinct ones, each written thousands
+# of times (v1.5's memory request on every expanded VM)
+_canonical: Final = lru_cache(maxsize=4096)(is_canonical_text)
+
+
 def _encode_quantity(value: Any) -> Any:
-    return value if type(value) is str and is_canonical_text(value) else round_trip(value)
+    return value if type(value) is str and _canonical(value) else round_trip(value)
 
 
 def _to_int(value: Any) -> Any:
@@ -134,8 +140,15 @@ def _compile_map_encoder(child: Node) -> Encode:
             return value
         if sub is _same and None not in value.values():
             return value
-        out = {k: (sub(v) if v is not None else zero()) for k, v in value.items()}
-        return value if all(a is b for a, b in zip(out.values(), value.values())) else out
+        for i, (key, v) in enumerate(value.items()):
+            ev = sub(v) if v is not None else zero()
+            if ev is not v:  # the first difference: a new dict from the head, then the rest
+                out = dict(islice(value.items(), i))
+                out[key] = ev
+                for key, w in islice(value.items(), i + 1, None):
+                    out[key] = sub(w) if w is not None else zero()
+                return out
+        return value
     return enc_map
 
 

@@ -97,7 +97,27 @@ def agree_entries(text: str) -> bool:
     for i, (w, g) in enumerate(zip(want["items"], got["items"])):
         assert same(w, g), f"item {i}: {w!r} != {g!r}"
         assert exact[0].spans[id(w)] == fast.spans[id(g)], f"item {i} span"
+    agree_batch(text)
     return True
+
+
+def agree_batch(text: str) -> None:
+    """Assert ``fastload.load_entries`` (verify's read-back batch) reads each entry of ``text``'s items, given as a
+    text of its own, as the loader reads that text alone, or hands it over; with and without its key check (an
+    entry it reads without the check is the loader's value wherever its keys are strings)."""
+    region = text[text.index("items:\n") + len("items:\n"):]
+    end = re.search(r"\n[^-#\s]", region)
+    chunks = re.split(r"(?<=\n)(?=- )", region[:end.start() + 1] if end else region)
+    for keys in (True, False):
+        got = fastload.load_entries(chunks, keys)
+        if got is None:
+            continue
+        assert len(got) == len(chunks)
+        for chunk, value in zip(chunks, got):
+            if value is None or not keys and not fastload.keys_are_strings(value):
+                continue
+            docs = load_documents(chunk)
+            assert len(docs) == 1 and len(docs[0].value) == 1 and same(docs[0].value[0], value), chunk
 
 
 def agree_stream(text: str) -> bool:
@@ -180,6 +200,17 @@ def test_synthetic_input_takes_the_lane_without_a_single_fallback(monkeypatch: p
     count = Count(monkeypatch, lane)
     assert lane.agree(text)
     assert count.exact == 0
+
+
+def test_a_read_back_batch_takes_the_lane_entry_by_entry_and_only_in_kpts_layout() -> None:
+    docs = ["kind: A\nv: 1", "kind: B\nv: yes", "kind: C\nv: x"]
+    chunks = re.split(r"(?<=\n)(?=- )", entries(docs))
+    assert fastload.load_entries(chunks) == [{"kind": "A", "v": 1}, None, {"kind": "C", "v": "x"}]
+    assert verify.read_entries(chunks) == [{"kind": "A", "v": 1}, {"kind": "B", "v": True}, {"kind": "C", "v": "x"}]
+    # a line at column 0 that starts no entry, two entries in one text, a text without its line break: the loader's
+    for broken in (["- a: 1\nb: 2\n"], ["- a: 1\n- b: 2\n"], ["- a: 1"], ["- a: 1\n", "  b: 2\n"]):
+        assert fastload.load_entries(broken) is None, broken
+        assert verify.read_entries(broken) == [verify._read_entry(entry) for entry in broken]
 
 
 def test_synthetic_manifests_read_through_the_stream_reader_as_the_loader_reads_them() -> None:

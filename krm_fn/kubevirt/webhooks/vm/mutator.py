@@ -79,9 +79,14 @@ def default_matcher_kinds(vm: Obj) -> Obj:
     spec = vm.get("spec")
     if not isinstance(spec, dict):
         return vm
-    kinds = {family: {**spec[family], "kind": CLUSTER_KIND[family]} for family in FAMILIES
-             if isinstance(spec.get(family), dict) and not spec[family].get("kind")}
-    return {**vm, "spec": {**spec, **kinds}} if kinds else vm
+    out: Obj | None = None  # the new spec, made at the first matcher defaulted (a loop: one per VM of a v1.5 fleet)
+    for family in FAMILIES:
+        matcher = spec.get(family)
+        if isinstance(matcher, dict) and not matcher.get("kind"):
+            if out is None:
+                out = dict(spec)
+            out[family] = {**matcher, "kind": CLUSTER_KIND[family]}
+    return vm if out is None else {**vm, "spec": out}
 
 
 def persist_preferences(vm: Obj, pref: Obj, release: Release = LATEST) -> Obj:
