@@ -8,12 +8,11 @@ Upstream: ``encoding/json`` over ``kubevirt.io/api`` types.
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import lru_cache
 from itertools import islice
 from typing import Any, Final
 
 from krm_fn.kube.paths import copy_json
-from krm_fn.kube.quantity import is_canonical_text, round_trip
+from krm_fn.kube.quantity import is_canonical_text, round_trip, scalar_memo
 from krm_fn.kubevirt.schema import ARR, DEFAULT_TAG, MAP, OBJ, QTY, SCALAR, Encode, Node, compiled, open_schema
 
 _ZERO: Final[dict[str, Any]] = {"string": "", "integer": 0, "number": 0, "boolean": False}
@@ -85,7 +84,7 @@ def _same(value: Any) -> Any:
 
 # whether a quantity string is canonical, remembered: a fleet holds a few distinct ones, each written thousands
 # of times (v1.5's memory request on every expanded VM)
-_canonical: Final = lru_cache(maxsize=4096)(is_canonical_text)
+_canonical: Final = scalar_memo(is_canonical_text)
 
 
 def _encode_quantity(value: Any) -> Any:
