@@ -209,8 +209,9 @@ def _ends(column: int, indentless: bool) -> re.Pattern[str]:
     """What :func:`_leap` looks for: the line break before the first line that ends a block collection at
     ``column`` (an ``indentless`` sequence: its ``- `` at its key's column) and is not blank or a comment: one
     indented less, or at that column and not an entry (a pattern that starts with the line break: sre finds it
-    at C speed)."""
-    less = f" {{0,{column - 1}}}[^ \n#]" if column else "(?!)"
+    at C speed; the spaces are matched possessively: a deeper line fails at once, without giving them back one by
+    one)."""
+    less = f" {{0,{column - 1}}}+[^ \n#]" if column else "(?!)"
     same = f"| {{{column}}}(?:[^ \n#-]|-[^ \n])" if indentless else ""
     pattern = _ENDS[column, indentless] = re.compile(f"\n(?:{less}{same})")
     return pattern
