@@ -25,7 +25,8 @@ When the item's own mapping is edited its site is the whole item: the spliced te
 (:meth:`Spliced.whole_item`), without a skeleton; its locator then searches for the edited keys' lines and the
 ends of the edited mappings and pairs instead of walking events (:func:`_searched`: the walk's positions, found
 with string searches, or given up to the walk), and the walk, where it runs, leaps over the lines of the
-collections that hold no edit (:func:`krm_fn.io.linescan.scan`'s ``leap``).
+collections that hold no edit (:func:`krm_fn.io.linescan.scan`'s ``leap``). Whether such a splice stands is
+then decided from what the search established (:meth:`Spliced._stands_as_searched`) before reading each site's lines.
 """
 
 from __future__ import annotations
