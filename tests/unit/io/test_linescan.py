@@ -228,17 +228,22 @@ def test_locate_is_the_same_from_either_event_source(monkeypatch: pytest.MonkeyP
     assert compared > 20, compared
 
 
-def _edit(rng: random.Random, node: dict[str, Any]) -> dict[str, Any]:
+def _edit(rng: random.Random, node: dict[str, Any], written: list[Any] | None = None) -> dict[str, Any]:
+    """``node`` with pairs removed, replaced and added at random, nested mappings edited; the values written are
+    ``"changed"`` and ``{"x": 1}``, or drawn from ``written``."""
     for key in list(node):
         roll = rng.random()
         if roll < 0.1:
             del node[key]
         elif roll < 0.2:
-            node[key] = "changed"
+            node[key] = "changed" if written is None else copy.deepcopy(rng.choice(written))
         elif type(node[key]) is dict and node[key] and roll < 0.6:
-            _edit(rng, node[key])
+            _edit(rng, node[key], written)
     if rng.random() < 0.5:
-        node["added"] = {"x": 1}
+        if written is None:
+            node["added"] = {"x": 1}
+        else:
+            node[rng.choice(["added", "zz"])] = copy.deepcopy(rng.choice(written))
     return node
 
 
@@ -557,25 +562,10 @@ def test_searching_gives_up_where_a_line_could_be_read_otherwise(text: str, new:
 
 # --- the splice decision from the search's facts (patch.Spliced._stands_as_searched) -------------------------
 
-# values the emitter writes over several lines: block scalars (keep chomping, lines like comments, keys and
+# values the emitter writes over several lines (for :func:`_edit`): block scalars (keep chomping, lines like comments, keys and
 # entries, blank lines), a tab, nested collections
 _WRITTEN = ["changed", "a\nb\n", "kept\n\n\n", "#c\n  #d\n", "k: v\n- e\n", "x\ty", "tab\t\nline\n", "\n lead\n",
             {"k": {"j": 1}}, [{"a": 1}, "b"], {"m": "l1\n\nl2\n"}, [], {}, None]
-
-
-def _edit_written(rng: random.Random, node: dict[str, Any]) -> dict[str, Any]:
-    """:func:`_edit` with the values of :data:`_WRITTEN` replaced and added."""
-    for key in list(node):
-        roll = rng.random()
-        if roll < 0.1:
-            del node[key]
-        elif roll < 0.25:
-            node[key] = copy.deepcopy(rng.choice(_WRITTEN))
-        elif type(node[key]) is dict and node[key] and roll < 0.65:
-            _edit_written(rng, node[key])
-    if rng.random() < 0.5:
-        node[rng.choice(["added", "zz"])] = copy.deepcopy(rng.choice(_WRITTEN))
-    return node
 
 
 def _commented(rng: random.Random, text: str) -> str:
@@ -616,7 +606,7 @@ def test_the_splice_decision_from_the_search_is_the_site_lines_decision() -> Non
         if old is None:
             continue
         for _ in range(3):
-            new = _edit_written(rng, copy.deepcopy(old))
+            new = _edit(rng, copy.deepcopy(old), _WRITTEN)
             decided = _decisions(text, dict(new, status={}) if rng.random() < 0.7 else new, old)
             if decided is not None:
                 assert decided != (True, False), text
