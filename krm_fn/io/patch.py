@@ -277,24 +277,21 @@ def _search_mapping(text: str, node: Edits, first: re.Match[str], end: int, dept
                     out: list[tuple[int, int, str, Any]], sites: list[Site]) -> None:
     """:func:`_searched` for the block mapping whose first line is ``first`` (a key, after the ``- `` of the
     item's entry for the root) and whose lines end at ``end``, ``depth`` mappings deep."""
-    ind, dash, first_key = first.group("ind", "dash", "key")
     line_start = first.start("ind")
-    column = len(ind) + 2 * (dash is not None)
+    column = len(first["ind"]) + 2 * (first["dash"] is not None)
     start = line_start + column
-    new = node.new
+    changes = node.changes
     additions = {}
     found: list[tuple[int, str, Any, re.Match[str] | None]] = []
     after = first.end() - 1  # the line break before its second line
     pad = "\n" + " " * column
-    for key, change in node.changes.items():
-        if type(change) is str:
-            if change == ADD:
-                additions[key] = new[key]
-                continue
-            if change == FLOW:
-                raise Unsure  # a flow map the walk rewrote
-        if not _plain_key(key):
-            raise Unsure
+    first_key = first["key"]
+    for key, change in changes.items():
+        if change == ADD:
+            additions[key] = node.new[key]
+            continue
+        if change == FLOW or not _plain_key(key):
+            raise Unsure  # FLOW: a flow map the walk rewrote
         if key == first_key:
             found.append((start, key, change, first))
             continue
@@ -305,15 +302,11 @@ def _search_mapping(text: str, node: Edits, first: re.Match[str], end: int, dept
     direct = bool(additions)  # changes of its own
     found.sort()  # by where they stand (no two alike)
     for at, key, change, line in found:
-        if type(change) is Edits:
-            below_at = at + len(key) + 1
-            if text[below_at] != "\n":
+        if isinstance(change, Edits):
+            if text[at + len(key) + 1] != "\n":
                 raise Unsure  # a value on the key's line (a flow map is rewritten as a whole pair: the walk's FLOW)
-            below = _LINE_BELOW.match(text, below_at + 1)  # its first line that is not empty
-            if below is None:
-                raise Unsure
-            below_ind, below_dash, below_key = below.group("ind", "dash", "key")
-            if below_key is None or below_dash is not None or len(below_ind) <= column:
+            below = _first_below(text, at + len(key) + 2)
+            if below is None or below["key"] is None or below["dash"] is not None or len(below["ind"]) <= column:
                 raise Unsure
             _search_mapping(text, change, below, collection_end(text, below.start("ind"), column + 1, False),
                             depth + 1, out, sites)
@@ -323,7 +316,7 @@ def _search_mapping(text: str, node: Edits, first: re.Match[str], end: int, dept
             line = LINE.match(text, at - column)
             if line is None or line["key"] != key:
                 raise Unsure
-        out.append((at, _value_end(text, line, column), change, ({key: new.get(key)}, column, new)))
+        out.append((at, _value_end(text, line, column), change, ({key: node.new.get(key)}, column, node.new)))
     if not direct:
         return
     last = text.rfind("\n", 0, end - 1) + 1  # the last line: its end is the last pair's (a scalar's or not)
@@ -332,7 +325,7 @@ def _search_mapping(text: str, node: Edits, first: re.Match[str], end: int, dept
         raise Unsure
     order = end - depth - 1
     if additions:
-        out.append((end, order, ADD, (additions, column, new)))
+        out.append((end, order, ADD, (additions, column, node.new)))
     sites.append(Site(line_start, start, end, order, node, column))
 
 
