@@ -209,8 +209,9 @@ def _ends(column: int, indentless: bool) -> re.Pattern[str]:
     """What :func:`_leap` looks for: the line break before the first line that ends a block collection at
     ``column`` (an ``indentless`` sequence: its ``- `` at its key's column) and is not blank or a comment: one
     indented less, or at that column and not an entry (a pattern that starts with the line break: sre finds it
-    at C speed)."""
-    less = f" {{0,{column - 1}}}[^ \n#]" if column else "(?!)"
+    at C speed; the spaces are matched possessively: a deeper line fails at once, without giving them back one by
+    one)."""
+    less = f" {{0,{column - 1}}}+[^ \n#]" if column else "(?!)"
     same = f"| {{{column}}}(?:[^ \n#-]|-[^ \n])" if indentless else ""
     pattern = _ENDS[column, indentless] = re.compile(f"\n(?:{less}{same})")
     return pattern
@@ -246,14 +247,24 @@ def collection_end(text: str, pos: int, column: int, indentless: bool) -> int:
 def closed(text: str, pos: int, end: int) -> bool:
     """Whether no quoted scalar or flow collection can go on past its line in ``text[pos:end]`` (which starts
     outside any): every line there with any of ``"'[{`` is one :data:`_CLOSED` or the line scan's :data:`LINE`
-    (a flow mapping of JSON-quoted values) reads whole."""
+    (a flow mapping of JSON-quoted values) reads whole (a line found so is remembered: what both read is the line
+    and its line break)."""
     find = text.find
+    known = _CLOSED_LINES
     for quote in _SPAN_CHARS:
         at = find(quote, pos, end)
         while at >= 0:
             line_end = find("\n", at)
             line_start = text.rfind("\n", 0, at) + 1
-            if _CLOSED.fullmatch(text, line_start, line_end) is None and LINE.match(text, line_start) is None:
-                return False
+            line = text[line_start:line_end] if line_end >= 0 else None  # what the checks read: the line
+            if line not in known:
+                if _CLOSED.fullmatch(text, line_start, line_end) is None and LINE.match(text, line_start) is None:
+                    return False
+                if line is not None and len(known) < 4096:
+                    known.add(line)
             at = find(quote, line_end, end)
     return True
+
+
+# lines found closed (the same lines recur on every item of a fleet)
+_CLOSED_LINES: set[str] = set()

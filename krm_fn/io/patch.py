@@ -25,7 +25,8 @@ When the item's own mapping is edited its site is the whole item: the spliced te
 (:meth:`Spliced.whole_item`), without a skeleton; its locator then searches for the edited keys' lines and the
 ends of the edited mappings and pairs instead of walking events (:func:`_searched`: the walk's positions, found
 with string searches, or given up to the walk), and the walk, where it runs, leaps over the lines of the
-collections that hold no edit (:func:`krm_fn.io.linescan.scan`'s ``leap``).
+collections that hold no edit (:func:`krm_fn.io.linescan.scan`'s ``leap``). Whether such a splice stands is
+then decided from what the search established (:meth:`Spliced._stands_as_searched`) before reading each site's lines.
 """
 
 from __future__ import annotations
@@ -117,6 +118,9 @@ class Site(NamedTuple):
     pair: str | None = None  # the key of a FLOW pair: only that pair is the site
 
 
+Located = tuple[list[tuple[int, int, str, Any]], list[Site]]
+
+
 class _Frame:
     """An open mapping or sequence while :func:`locate` walks the events."""
 
@@ -148,21 +152,26 @@ def locate(text: str, edits: Edits, entry: bool = False
     (:func:`_searched`), and where that gives up the scan leaps over the lines of a collection without an edit
     after its first line.
     """
+    return _located(text, edits, entry)[0]
+
+
+def _located(text: str, edits: Edits, entry: bool) -> tuple[Located | None, bool]:
+    """:func:`locate`'s answer, and whether :func:`_searched` gave it."""
     if scannable(text):
         if edits.direct():  # read back whole: the lines between the edits are searched, not read
             try:
-                return _searched(text, edits, entry)
+                return _searched(text, edits, entry), True
             except Unsure:
                 pass
         rewritten: list[tuple[dict[str, Any], str, Edits]] = []
         try:
             # the item's own mapping edited: the spliced text is read back whole (Spliced.whole_item), so the
             # scan may leap over collections without an edit (linescan._leap)
-            return _walk(text, edits, entry, scan(text, edits.direct()), rewritten)
+            return _walk(text, edits, entry, scan(text, edits.direct()), rewritten), False
         except Unsure:
             for changes, key, sub in rewritten:  # as they were before the walk
                 changes[key] = sub
-    return _walk(text, edits, entry, _libyaml_events(text), [])
+    return _walk(text, edits, entry, _libyaml_events(text), []), False
 
 
 def _walk(text: str, edits: Edits, entry: bool, pulled: Generator[Event, Any, None],
@@ -237,9 +246,6 @@ def _walk(text: str, edits: Edits, entry: bool, pulled: Generator[Event, Any, No
                 remaining -= 1
             remaining -= _value_done(frames[-1] if frames else None, end, text, out, sites, len(frames))
     return out, sites
-
-
-Located = tuple[list[tuple[int, int, str, Any]], list[Site]]
 
 
 def _searched(text: str, edits: Edits, entry: bool) -> Located:
@@ -482,16 +488,17 @@ class Spliced:
     """A spliced text; :meth:`reads` gives what must be read back to trust it (the rest is the original's), or
     :meth:`whole_item` says it is all read back."""
 
-    __slots__ = ("text", "_source", "_edited", "_sites", "_e", "_root")
+    __slots__ = ("text", "_source", "_edited", "_sites", "_e", "_root", "_by_search")
 
     def __init__(self, text: str, source: str = "", edited: list[_Edit] | None = None, sites: list[Site] | None = None,
-                 e: Emitter | None = None, root: Edits | None = None) -> None:
+                 e: Emitter | None = None, root: Edits | None = None, by_search: bool = False) -> None:
         self.text = text
         self._source = source
         self._edited = edited or []
         self._sites = sites or []
         self._e = e
         self._root = root  # the item's own edits (its site, if any, is the whole item)
+        self._by_search = by_search  # the sites are :func:`_searched`'s
 
     def whole_item(self) -> bool | None:
         """None unless the item's root mapping is an edited one (its site is the whole item: the item is read back
@@ -499,14 +506,45 @@ class Spliced:
         a FLOW pair could be read back on its own, as :meth:`SiteRead.readable` says on the skeleton. Decided
         on the spliced text itself: a blanked pair has the lines of the pair written (one ``key: form`` line
         each, the same indentation and first character; :func:`_blank` makes no other), so the checks of
-        :func:`_site_lines`, which look only at line starts, blank lines and line ends, read the same there."""
+        :func:`_site_lines`, which look only at line starts, blank lines and line ends, read the same there.
+        Where :func:`_searched` found the sites, :meth:`_stands_as_searched` says so from what the search
+        established, without reading each site's lines (else, or when it cannot tell, :meth:`_sites_stand`)."""
         root = self._root
         if root is None or not any(site.node is root and site.pair is None for site in self._sites):
             return None
+        return self._by_search and self._stands_as_searched() or self._sites_stand()
+
+    def _sites_stand(self) -> bool:
+        """Whether :func:`_site_lines` passes every site but a FLOW pair on the spliced text."""
         text = self.text
         spans = self._spans([len(edit.replacement) for edit in self._edited])
         return all(site.pair is not None or _site_lines(text, lo, hi, site.column, False) is not None
                    for site, (lo, hi) in zip(self._sites, spans, strict=True))
+
+    def _stands_as_searched(self) -> bool:
+        """True when :meth:`_sites_stand` is, for sites :func:`_searched` found (False: it cannot tell).
+
+        What the search established makes all but two of :func:`_site_lines`' checks pass on every site. Each
+        site's lines (a mapping at ``column``) end where :func:`~krm_fn.io.linescan.collection_end` found the
+        first line that is not blank or a comment and is indented no deeper than its parent's keys (the item's
+        end for the root), at a line's start; what follows there in the spliced text is that line, or what an
+        enclosing mapping's edit wrote there (its keys' lines, less indented; one removed leaves its value's
+        end, where the search found a line no deeper than that key's or the end), so the line after the site
+        closes it. Inside, a source line indented less than ``column`` would have been read by the loader (the
+        text is the item's source; the search ruled out quoted scalars and flow collections over several
+        lines) as ending the mapping or as invalid, so it is a comment: no comment line after the first may
+        stand left of the deepest site's column. What is spliced in is each edit's text, inside its own
+        mapping's site and no deeper one: its lines after the first must be blank or indented to that
+        mapping's column (and hold no tab). ``tests/unit/io/test_linescan.py`` runs this against
+        :meth:`_sites_stand` on random and noisy layouts."""
+        deepest = max([site.column for site in self._sites])
+        if deepest and _shallow_comment(deepest).search(self.text) is not None:
+            return False
+        for edit in self._edited:
+            written = edit.replacement
+            if "\t" in written or _shallow(edit.column).search(written, 0, len(written) - 1) is not None:
+                return False
+        return True
 
     def _spans(self, lengths: list[int]) -> list[tuple[int, int]]:
         """Each site's ``(lo, hi)`` in the text whose edits have the ``lengths`` given (the spliced text, or the
@@ -587,13 +625,13 @@ def splice_checked(text: str, old: dict[str, Any], new: dict[str, Any], e: Emitt
     if "&" in text:  # anchors: a replaced pair could hold an anchor an unchanged alias needs
         return None
     try:
-        located = locate(text, edits, entry)
+        located, searched = _located(text, edits, entry)
     except Exception:  # malformed or unusual original: emit fresh
         return None
     if located is None:
         return None
     spans, sites = located
-    for site in sites:
+    for site in () if searched else sites:  # the search found each first key after spaces (and "- " for an entry)
         if not _entry_prefix(text[site.line_start:site.start]):  # a tag or anything else before the first key:
             return None                                          # its column is not its keys' column
     edited: list[_Edit] = []
@@ -622,7 +660,7 @@ def splice_checked(text: str, old: dict[str, Any], new: dict[str, Any], e: Emitt
         out.append(edit.replacement)
         pos = edit.end
     out.append(text[pos:])
-    return Spliced("".join(out), text, edited, sites, e, edits)
+    return Spliced("".join(out), text, edited, sites, e, edits, searched)
 
 
 def _closing(text: str, at: int) -> int:
@@ -738,6 +776,12 @@ def _site_lines(out: str, lo: int, hi: int, column: int, pair: bool) -> list[str
 def _shallow(column: int) -> re.Pattern[str]:
     """A line after the first that is neither indented to ``column`` nor blank (spaces only)."""
     return re.compile(r"\n(?! {%d}| *$)" % column, re.M)
+
+
+@cache
+def _shallow_comment(column: int) -> re.Pattern[str]:
+    """A line after the first whose first character but spaces is ``#``, indented less than ``column``."""
+    return re.compile(r"\n {0,%d}#" % (column - 1))
 
 
 def _emit_pairs(e: Emitter, pairs: dict[str, Any], column: int) -> str:

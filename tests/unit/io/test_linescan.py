@@ -228,17 +228,22 @@ def test_locate_is_the_same_from_either_event_source(monkeypatch: pytest.MonkeyP
     assert compared > 20, compared
 
 
-def _edit(rng: random.Random, node: dict[str, Any]) -> dict[str, Any]:
+def _edit(rng: random.Random, node: dict[str, Any], written: list[Any] | None = None) -> dict[str, Any]:
+    """``node`` with pairs removed, replaced and added at random, nested mappings edited; the values written are
+    ``"changed"`` and ``{"x": 1}``, or drawn from ``written``."""
     for key in list(node):
         roll = rng.random()
         if roll < 0.1:
             del node[key]
         elif roll < 0.2:
-            node[key] = "changed"
+            node[key] = "changed" if written is None else copy.deepcopy(rng.choice(written))
         elif type(node[key]) is dict and node[key] and roll < 0.6:
-            _edit(rng, node[key])
+            _edit(rng, node[key], written)
     if rng.random() < 0.5:
-        node["added"] = {"x": 1}
+        if written is None:
+            node["added"] = {"x": 1}
+        else:
+            node[rng.choice(["added", "zz"])] = copy.deepcopy(rng.choice(written))
     return node
 
 
@@ -553,3 +558,88 @@ def test_searching_gives_up_where_a_line_could_be_read_otherwise(text: str, new:
     assert edits is not None
     assert _searched(text, edits, False) is None
     assert _plain(locate(text, edits)) == _walked(text, plan(old, dict(new, status={})), False)
+
+
+# --- the splice decision from the search's facts (patch.Spliced._stands_as_searched) -------------------------
+
+# values the emitter writes over several lines (for :func:`_edit`): block scalars (keep chomping, lines like comments, keys and
+# entries, blank lines), a tab, nested collections
+_WRITTEN = ["changed", "a\nb\n", "kept\n\n\n", "#c\n  #d\n", "k: v\n- e\n", "x\ty", "tab\t\nline\n", "\n lead\n",
+            {"k": {"j": 1}}, [{"a": 1}, "b"], {"m": "l1\n\nl2\n"}, [], {}, None]
+
+
+def _commented(rng: random.Random, text: str) -> str:
+    """``text`` with comment lines and lines of spaces put in at any column."""
+    lines = text.split("\n")
+    for _ in range(rng.randint(1, 3)):
+        lines.insert(rng.randrange(1, len(lines)), " " * rng.randint(0, 9) + rng.choice(["# c", "#", ""]))
+    return "\n".join(lines)
+
+
+def _decisions(text: str, new: dict[str, Any], old: dict[str, Any]) -> tuple[bool, bool] | None:
+    """For a splice whose sites :func:`patch._searched` found: what ``_stands_as_searched`` and today's check of
+    every site's lines (``_sites_stand``) say; None for any other text."""
+    from krm_fn.io import patch
+    from krm_fn.io.emitter import Emitter
+
+    edits = plan(old, new)
+    if edits is None or not edits.direct():
+        return None
+    done = patch.splice_checked(text, old, new, Emitter(), edits, text.startswith("- "))
+    if done is None or not done._by_search or done.whole_item() is None:
+        return None
+    fast, slow = done._stands_as_searched(), done._sites_stand()
+    assert done.whole_item() is slow
+    return fast, slow
+
+
+def test_the_splice_decision_from_the_search_is_the_site_lines_decision() -> None:
+    """Where the sites are the search's and ``_stands_as_searched`` says the splice stands, reading every site's
+    lines (``_site_lines``) says so too, so ``whole_item`` answers as before: on random and noisy layouts (comments
+    and blank lines at any column, block scalars with lines like comments), as a document and as a ``- `` entry,
+    with values written over several lines."""
+    rng = random.Random(SEED)
+    said = {(True, True): 0, (False, True): 0, (False, False): 0}  # (from the search's facts, from the lines)
+    for text in _random_texts(rng, count(6000, 60000), 0.5):
+        text = _commented(rng, text) if rng.random() < 0.7 else text
+        old = _loaded_item(text)
+        if old is None:
+            continue
+        for _ in range(3):
+            new = _edit(rng, copy.deepcopy(old), _WRITTEN)
+            decided = _decisions(text, dict(new, status={}) if rng.random() < 0.7 else new, old)
+            if decided is not None:
+                assert decided != (True, False), text
+                said[decided] += 1
+    # it decides most splices, and splices that do not stand are met
+    assert said[True, True] > count(6000, 60000) // 20 and said[False, False] > 4, said
+
+
+@pytest.mark.parametrize(("text", "new", "stands"), [
+    # a comment left of the nested mapping's keys, inside its lines: that site cannot be read alone
+    ("x:\n  q:\n    a: 1\n  # c\n    b: 2\nz: 1\n", {"x": {"q": {"a": 1, "b": 3}}, "z": 1}, False),
+    # blank lines or a comment after the site's last line: left to the walk (the search wants content there)
+    ("x:\n  q:\n    a: 1\n    b:\n      c: 1\n\n\n  w: 1\nz: 1\n", {"x": {"q": {"a": 2, "b": {"c": 1}}, "w": 1}, "z": 1},
+     None),
+    ("x:\n  q:\n    a: 1\n    b: 1\n    # after\n  w: 1\n", {"x": {"q": {"a": 2, "b": 1}, "w": 1}}, None),
+    # a comment at the parent's column after a site's key line and before a deeper one: inside its lines
+    ("x:\n  q:\n    a: 1\n    b:\n      c: 1\n  # c\n      d: 1\n  w: 1\n",
+     {"x": {"q": {"a": 2, "b": {"c": 1, "d": 1}}, "w": 1}}, False),
+    # a site ending in a block scalar with keep chomping, and one written so (its blank lines end the site)
+    ("x:\n  q:\n    a: 1\n    b: |+\n      t\n  w: 1\n", {"x": {"q": {"a": 2, "b": "t\n"}, "w": 1}}, True),
+    ("x:\n  q:\n    a: 1\n    b: 1\n  w: 1\n", {"x": {"q": {"a": 1, "b": "kept\n\n\n"}, "w": 1}}, True),
+    # a less indented comment inside a block scalar's lines (it ends the scalar: a comment)
+    ("x:\n  q:\n    a: 1\n    b: |\n      t\n # c\n    d: 1\n", {"x": {"q": {"a": 2, "b": "t\n", "d": 1}}}, False),
+    # comment-like lines deeper than every site (a cloud-config)
+    ("x:\n  q:\n    a: 1\n    b: |\n      #c\n      t\n", {"x": {"q": {"a": 2, "b": "#c\nt\n"}}}, True),
+    # a flow map beside the edits (read whole on its line), one written with a value over several lines
+    ("x:\n  q:\n    a: {i: \"0\"}\n    b: 1\n", {"x": {"q": {"a": {"i": "0"}, "b": "l1\nl2\n"}}}, True),
+    # a value written with a tab
+    ("x:\n  q:\n    a: 1\n", {"x": {"q": {"a": "t\tu\nv\n"}}}, True),
+])
+def test_the_splice_decision_from_the_search_on_traps(text: str, new: dict[str, Any], stands: bool | None) -> None:
+    old = _loaded_item(text)
+    assert old is not None
+    decided = _decisions(text, dict(new, status={}), old)
+    assert (decided is None if stands is None else decided is not None and decided[1] is stands), decided
+    assert decided != (True, False)
