@@ -248,19 +248,21 @@ def closed(text: str, pos: int, end: int) -> bool:
     """Whether no quoted scalar or flow collection can go on past its line in ``text[pos:end]`` (which starts
     outside any): every line there with any of ``"'[{`` is one :data:`_CLOSED` or the line scan's :data:`LINE`
     (a flow mapping of JSON-quoted values) reads whole (a line found so is remembered: what both read is the line
-    and its line break)."""
+    and its line break); False for one on a last line without a line break (it is not read)."""
     find = text.find
     known = _CLOSED_LINES
     for quote in _SPAN_CHARS:
         at = find(quote, pos, end)
         while at >= 0:
             line_end = find("\n", at)
+            if line_end < 0:
+                return False  # a last line without its line break (never in a scannable text): not read
             line_start = text.rfind("\n", 0, at) + 1
-            line = text[line_start:line_end] if line_end >= 0 else None  # what the checks read: the line
+            line = text[line_start:line_end]  # what the checks read: the line
             if line not in known:
                 if _CLOSED.fullmatch(text, line_start, line_end) is None and LINE.match(text, line_start) is None:
                     return False
-                if line is not None and len(known) < 4096:
+                if len(known) < 4096:
                     known.add(line)
             at = find(quote, line_end, end)
     return True

@@ -444,6 +444,18 @@ def test_a_leap_over_a_line_that_could_go_on_gives_up(text: str) -> None:
     assert _leap(text, text.index("\n", first) + 1, 4, False) == -1
 
 
+@pytest.mark.parametrize("text", ["a: 'open", 'a: "x\\', "a: [b,", "a: 'x'", "'", "a: 1\nb: {c: d}"])
+def test_a_last_line_without_its_line_break_is_not_read_as_closed(text: str) -> None:
+    """The first three open a quoted scalar or a flow collection that goes on past the line (in YAML one ends only
+    at its closing quote or bracket, on whatever line): ``closed`` gave True on them; on a text that is one line
+    ending in a quote it searched for that quote again from the text's end, for ever. Never in a scannable text
+    (which ends in a line break): with one, the lines are read."""
+    from krm_fn.io.linescan import closed
+
+    assert closed(text, 0, len(text)) is False
+    assert closed(text + "\n", 0, len(text) + 1) is (text.count("'") == 2 or text.endswith("}"))
+
+
 # --- the search for an item read back whole (patch._searched) ----------------------------------------------
 
 def _searched(text: str, edits: Any, entry: bool) -> Any:
@@ -597,10 +609,24 @@ def test_the_splice_decision_from_the_search_is_the_site_lines_decision() -> Non
     """Where the sites are the search's and ``_stands_as_searched`` says the splice stands, reading every site's
     lines (``_site_lines``) says so too, so ``whole_item`` answers as before: on random and noisy layouts (comments
     and blank lines at any column, block scalars with lines like comments), as a document and as a ``- `` entry,
-    with values written over several lines."""
+    with values written over several lines. Splices that do not stand are rare (about one layout in 330 gives one:
+    6000 layouts gave 4 or fewer about once in 600 runs, e.g. KUBEVIRT_KRM_SEED=357, which failed on main):
+    further layouts are drawn, 1000 at a time (up to 40,000: 4 or fewer in all of them has a chance below 1e-30),
+    until more than 4 are met, so a run needs its witnesses, now not by chance."""
     rng = random.Random(SEED)
     said = {(True, True): 0, (False, True): 0, (False, False): 0}  # (from the search's facts, from the lines)
-    for text in _random_texts(rng, count(6000, 60000), 0.5):
+    _decide(rng, count(6000, 60000), said)
+    for _ in range(40):
+        if said[True, True] > count(6000, 60000) // 20 and said[False, False] > 4:
+            break
+        _decide(rng, 1000, said)
+    # it decides most splices, and splices that do not stand are met
+    assert said[True, True] > count(6000, 60000) // 20 and said[False, False] > 4, said
+
+
+def _decide(rng: random.Random, n: int, said: dict[tuple[bool, bool], int]) -> None:
+    """Checks the splice decisions on the :func:`_random_texts` of ``n`` layouts, counting them in ``said``."""
+    for text in _random_texts(rng, n, 0.5):
         text = _commented(rng, text) if rng.random() < 0.7 else text
         old = _loaded_item(text)
         if old is None:
@@ -611,8 +637,6 @@ def test_the_splice_decision_from_the_search_is_the_site_lines_decision() -> Non
             if decided is not None:
                 assert decided != (True, False), text
                 said[decided] += 1
-    # it decides most splices, and splices that do not stand are met
-    assert said[True, True] > count(6000, 60000) // 20 and said[False, False] > 4, said
 
 
 @pytest.mark.parametrize(("text", "new", "stands"), [
