@@ -19,11 +19,16 @@ from tests import randomised
 REPO = Path(__file__).resolve().parents[1]
 
 try:
+    from hypothesis import HealthCheck, settings
     from hypothesis.configuration import set_hypothesis_home_dir
 except ImportError:  # a pytest without the test extra (.ci/container.sh's PYTHON) runs no hypothesis test
     pass
 else:  # hypothesis' files (unicode tables, constants, example databases) go to the temp dir, not the repository
     set_hypothesis_home_dir(str(Path(tempfile.gettempdir()) / "kubevirt-krm-hypothesis"))
+    # every property's default: how fast examples are drawn is the host's load (2 cores shared), not a finding;
+    # a @settings of a test's own inherits this
+    settings.register_profile("kubevirt-krm", suppress_health_check=[HealthCheck.too_slow])
+    settings.load_profile("kubevirt-krm")
 
 
 def bench_module(name: str) -> ModuleType:
