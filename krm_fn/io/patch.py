@@ -256,13 +256,15 @@ def _searched(text: str, edits: Edits, entry: bool) -> Located:
     plain block layout: no quoted scalar or flow collection over several lines
     (:func:`~krm_fn.io.linescan.closed`), no document marker. There a line with a mapping's column is one of its
     keys or entries (a block scalar's lines, a plain scalar's, a nested collection's are deeper), so the line
-    ``key:`` at that column is the pair's (a source with a key twice was refused by the loader; a key written
-    otherwise is not found: the walk decides), and a pair's value ends where
+    ``key:`` at that column is the pair's (a source with a key twice was refused by the loader, except where a
+    merge key set it first: a text with a merge key is left to the walk; a key written otherwise is not found:
+    the walk decides), and a pair's value ends where
     :func:`~krm_fn.io.linescan.collection_end` says (as :func:`~krm_fn.io.linescan._leap`, which the same test
     runs against libyaml). A scalar value must be followed by a line that ends it (no deeper line, comment or
     blank one), a collection's first line must be an entry or a key, a mapping's last line content."""
     n = len(text)
-    if not closed(text, 0, n) or text.startswith(("---", "...")) or "\n---" in text or "\n..." in text:
+    if not closed(text, 0, n) or text.startswith(("---", "...")) or "\n---" in text or "\n..." in text \
+            or _MERGE.search(text) is not None:
         raise Unsure
     first = LINE.match(text)
     if first is None or first["key"] is None or first["ind"] or (first["dash"] is not None) != entry:
@@ -271,6 +273,11 @@ def _searched(text: str, edits: Edits, entry: bool) -> Located:
     sites: list[Site] = []
     _search_mapping(text, edits, first, collection_end(text, 1, 2, False) if entry else n, 0, out, sites)
     return out, sites
+
+
+# a merge key (``<<:``, plain): after it the loader takes an explicit key again that the merge set (go-yaml v2's
+# override), so a key may stand twice in the text (``<<`` of a heredoc in a block scalar has no colon after it)
+_MERGE = re.compile(r"<<[ \t]*:")
 
 
 def _search_mapping(text: str, node: Edits, first: re.Match[str], end: int, depth: int,

@@ -501,6 +501,26 @@ def _edited_whole(rng: random.Random, old: dict[str, Any]) -> dict[str, Any]:
     return new
 
 
+# KUBEVIRT_KRM_SEED=2507795875 drew this: the loader takes `spec` twice (the merge set it, the explicit key after
+# the merge overrides it), so the key line the search found first is not the pair the walk ends on
+_MERGED_TWICE = ('k1:\n  spec:\n   x-y_z: |\n     more\n  <<:\n    spec:\n      k1: {name: u1.medium}\n'
+                 '  spec: x \n')
+
+
+def test_a_text_with_a_merge_key_is_left_to_the_walk() -> None:
+    old = _loaded_item(_MERGED_TWICE)
+    assert old == {"k1": {"spec": "x"}}  # the loader reads the key twice (a plain duplicate is refused)
+    new = {"k1": {"spec": "changed"}, "status": {}}
+    edits = plan(old, new)
+    assert edits is not None
+    assert _searched(_MERGED_TWICE, edits, False) is None  # gives up: the walk decides
+    assert _walked(_MERGED_TWICE, plan(old, new), False) is not None
+    heredoc = "a:\n  b: |\n    cat <<EOF\n    x\n    EOF\nc: 1\n"
+    loaded = _loaded_item(heredoc)
+    assert loaded is not None
+    assert _searched(heredoc, plan(loaded, {**loaded, "status": {}}), False) is not None  # no colon: searched
+
+
 def test_searching_an_item_read_back_whole_finds_what_the_walk_finds_on_libyamls_events() -> None:
     """Wherever ``patch._searched`` does not give up, its pairs, insertion points and sites are the walk's over
     libyaml's events: on random layouts, noisy ones (comments and blank lines at any column, quoted scalars and
