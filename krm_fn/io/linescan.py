@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Generator
+from functools import lru_cache
 from typing import Any
 
 SCALAR, ALIAS, MAP, FLOW_MAP, SEQ, END, STREAM_END, OTHER = range(8)
@@ -35,14 +36,24 @@ _PLAIN = r"""[^-?:,\[\]{}#&*!|>'"%@`\s][^\n#:]*(?<! )"""
 _SCALAR = rf"""{_PLAIN}|"[^"\\\n]*"|'[^'\n]*'"""
 # a flow mapping on one line of plain keys and plain (no space, no indicator) or double-quoted values
 _FLOW_VALUE = r'[\w./][\w./+=~-]*|"(?:[^"\\\n]|\\[\\"/bfnrt]|\\u[0-9a-fA-F]{4})*"'
-_FLOW_PAIR = rf"""[A-Za-z][\w./-]*: (?:{_FLOW_VALUE})"""
+_KEY = r"[A-Za-z][\w./-]*"  # a plain key the scan reads
+_FLOW_PAIR = rf"""{_KEY}: (?:{_FLOW_VALUE})"""
 _FLOW = rf"""\{{(?:{_FLOW_PAIR}(?:, {_FLOW_PAIR})*)?\}}|\[\]"""
 LINE = re.compile(
-    rf"""(?P<ind> *)(?P<dash>- )?(?:(?P<key>[A-Za-z][\w./-]*):(?: (?:(?P<val>{_SCALAR})|(?P<flow>{_FLOW})"""
+    rf"""(?P<ind> *)(?P<dash>- )?(?:(?P<key>{_KEY}):(?: (?:(?P<val>{_SCALAR})|(?P<flow>{_FLOW})"""
     rf"""|(?P<blk>[|>][-+]?)))?|(?P<sval>{_SCALAR}))\n""")
 # keys YAML 1.1 resolves to a boolean or null (a key the loader would not read as this string); libyaml allows
 # a simple key at most 1024 characters (the scan, 1000)
-NOT_STR = frozenset("y yes n no true false on off null".split())
+_NOT_STR = frozenset("y yes n no true false on off null".split())
+_KEY_TEXT = re.compile(_KEY)
+
+
+@lru_cache(maxsize=4096)
+def plain_key(key: Any) -> bool:
+    """Whether ``key`` is a string :func:`scan` reads as a key of its own (a :data:`LINE` key of at most 1000
+    characters that the loader reads as this string, not a YAML 1.1 boolean or null)."""
+    return type(key) is str and len(key) <= 1000 and _KEY_TEXT.fullmatch(key) is not None \
+        and key.lower() not in _NOT_STR
 
 
 class Unsure(Exception):
@@ -90,7 +101,7 @@ def scan(text: str, leap: bool = False) -> Generator[Event, Any, None]:
         ind_text, dash_text, key, val, flow, blk, sval = m.groups()
         ind, dash = len(ind_text), dash_text is not None
         at = pos + ind
-        if key is None and not dash or key is not None and (len(key) > 1000 or key.lower() in NOT_STR):
+        if key is None and not dash or key is not None and (len(key) > 1000 or key.lower() in _NOT_STR):
             raise Unsure  # before any event of this line (libyaml reads the line to make them)
         if held:  # libyaml reads this line before it gives a value's event: a deeper line continues the value
             if ind > held_column:

@@ -34,14 +34,14 @@ from __future__ import annotations
 import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Generator
-from functools import cache, lru_cache
+from functools import cache
 from typing import Any, NamedTuple
 
 from yaml import events as ev
 
 from krm_fn.io.emitter import Emitter
-from krm_fn.io.linescan import (ALIAS, END, FLOW_MAP, LINE, MAP, NOT_STR, OTHER, SCALAR, SEQ, STREAM_END, Event, Unsure,
-                                block_end, closed, collection_end, scan, scannable)
+from krm_fn.io.linescan import (ALIAS, END, FLOW_MAP, LINE, MAP, OTHER, SCALAR, SEQ, STREAM_END, Event, Unsure,
+                                block_end, closed, collection_end, plain_key, scan, scannable)
 from krm_fn.io.loader import EventParser, key_text, scalar_value
 
 MAX_EDITS = 16
@@ -297,7 +297,7 @@ def _search_mapping(text: str, node: Edits, first: re.Match[str], end: int, dept
         if change == ADD:
             additions[key] = node.new[key]
             continue
-        if change == FLOW or not _plain_key(key):
+        if change == FLOW or not plain_key(key):
             raise Unsure  # FLOW: a flow map the walk rewrote
         if key == first_key:
             found.append((start, key, change, first))
@@ -334,16 +334,6 @@ def _search_mapping(text: str, node: Edits, first: re.Match[str], end: int, dept
     if additions:
         out.append((end, order, ADD, (additions, column, node.new)))
     sites.append(Site(line_start, start, end, order, node, column))
-
-
-@lru_cache(maxsize=4096)
-def _plain_key(key: Any) -> bool:
-    """Whether ``key`` is a string the line scan reads as a plain key (:data:`~krm_fn.io.linescan.LINE`'s), one the
-    loader reads as this string (not a YAML 1.1 boolean or null)."""
-    return type(key) is str and _KEY.fullmatch(key) is not None and key.lower() not in NOT_STR
-
-
-_KEY = re.compile(r"[A-Za-z][\w./-]{0,999}")
 
 
 _BELOW = re.compile(r"\n*")
