@@ -160,7 +160,7 @@ def _located(text: str, edits: Edits, entry: bool) -> tuple[Located | None, bool
     if scannable(text):
         if edits.direct():  # read back whole: the lines between the edits are searched, not read
             try:
-                return _searched(text, edits, entry), True
+                return _recalled(text, edits, entry), True
             except Unsure:
                 pass
         rewritten: list[tuple[dict[str, Any], str, Edits]] = []
@@ -248,7 +248,7 @@ def _walk(text: str, edits: Edits, entry: bool, pulled: Generator[Event, Any, No
     return out, sites
 
 
-def _searched(text: str, edits: Edits, entry: bool) -> Located:
+def _searched(text: str, edits: Edits, entry: bool, named: list[tuple[int, Any]] | None = None) -> Located:
     """What :func:`_walk` finds on libyaml's events, for an item whose own mapping is edited (it is read back
     whole), found with string searches instead of events: per edited mapping, its edited keys' lines and its
     end, per edited pair its line and its end. Raises :class:`~krm_fn.io.linescan.Unsure` unless every line it
@@ -261,7 +261,8 @@ def _searched(text: str, edits: Edits, entry: bool) -> Located:
     the walk decides), and a pair's value ends where
     :func:`~krm_fn.io.linescan.collection_end` says (as :func:`~krm_fn.io.linescan._leap`, which the same test
     runs against libyaml). A scalar value must be followed by a line that ends it (no deeper line, comment or
-    blank one), a collection's first line must be an entry or a key, a mapping's last line content."""
+    blank one), a collection's first line must be an entry or a key, a mapping's last line content.
+    ``named`` gets where each key it found by its name stands (for :func:`_recalled`)."""
     n = len(text)
     if not closed(text, 0, n) or text.startswith(("---", "...")) or "\n---" in text or "\n..." in text \
             or _MERGE.search(text) is not None:
@@ -271,7 +272,7 @@ def _searched(text: str, edits: Edits, entry: bool) -> Located:
         raise Unsure
     out: list[tuple[int, int, str, Any]] = []
     sites: list[Site] = []
-    _search_mapping(text, edits, first, collection_end(text, 1, 2, False) if entry else n, 0, out, sites)
+    _search_mapping(text, edits, first, collection_end(text, 1, 2, False) if entry else n, 0, out, sites, named)
     return out, sites
 
 
@@ -280,8 +281,105 @@ def _searched(text: str, edits: Edits, entry: bool) -> Located:
 _MERGE = re.compile(r"<<[ \t]*:")
 
 
+# --- the search's answers, recalled for texts alike but for their digits ----------------------------------
+
+class _Recipe(NamedTuple):
+    """What :func:`_searched` answered on one text, with each edited mapping named by its path of keys from the
+    item's (the :class:`Edits` are another item's): what it takes to give the same answer for another item."""
+
+    paths: tuple[tuple[Any, ...], ...]  # the edited mappings'
+    spans: tuple[tuple[int, int, str, int, Any, int], ...]  # (start, end, kind, its mapping's path, key, column)
+    sites: tuple[tuple[int, int, int, int, int, int], ...]  # (line_start, start, end, order, path, column)
+    named: tuple[tuple[int, Any], ...]  # where each key found by its name stands
+
+
+# every ASCII digit read as 0: the key under which an answer is kept (a fleet's VMs differ mostly in numbers)
+_ZEROED = bytes.maketrans(b"123456789", b"000000000")
+_RECIPES: dict[tuple[bytes, bool, tuple[Any, ...]], _Recipe] = {}
+_RECIPES_MAX = 256
+
+
+def _recalled(text: str, edits: Edits, entry: bool) -> Located:
+    """:func:`_searched`'s answer, recalled from an earlier text that is the same but for its digits (the same
+    length), with edits of the same shape, when every key it found by name stands at the same place here.
+
+    That is its answer here too: the search reads characters only through classes that hold every digit or none
+    (the line scan's :data:`~krm_fn.io.linescan.LINE` and :func:`~krm_fn.io.linescan.closed`, indentation,
+    ``- ``, ``#``, the document markers, a merge key), so it takes every branch it took there, except where it
+    compares a key to an edited key: the first line's key, and ``str.find`` of an edited key's line. Each such key
+    found stands here at the same place; none stands earlier on a line of the same mapping, which would be the same
+    key twice there (the loader refused the source). ``tests/unit/io/test_linescan.py`` runs the recalled
+    answer against the search on random layouts whose digits are drawn again."""
+    key = (text.encode("ascii").translate(_ZEROED), entry, _shape(edits))  # the search reads ASCII texts only
+    recipe = _RECIPES.get(key)
+    if recipe is not None and all(text.startswith(name, at) and text[at + len(name)] == ":"
+                                  for at, name in recipe.named):
+        return _cooked(recipe, edits)
+    named: list[tuple[int, Any]] = []
+    located = _searched(text, edits, entry, named)
+    if len(_RECIPES) >= _RECIPES_MAX:  # many shapes: keep the latest ones
+        _RECIPES.clear()
+    _RECIPES[key] = _recipe(located, edits, named)
+    return located
+
+
+def _shape(edits: Edits) -> tuple[Any, ...]:
+    """The edited keys in order and what each change is, mapping by mapping: how many, then each key and its
+    change (None: a nested mapping's, whose own come later, the last first)."""
+    out: list[Any] = []
+    stack = [edits]
+    while stack:
+        changes = stack.pop().changes
+        out.append(len(changes))
+        for key, change in changes.items():
+            out.append(key)
+            if type(change) is str:
+                out.append(change)
+            else:
+                out.append(None)
+                stack.append(change)
+    return tuple(out)
+
+
+def _recipe(located: Located, edits: Edits, named: list[tuple[int, Any]]) -> _Recipe:
+    paths: list[tuple[Any, ...]] = []
+    index: dict[int, int] = {}  # id(Edits) and id(Edits.new) -> index of its path
+    stack: list[tuple[Edits, tuple[Any, ...]]] = [(edits, ())]
+    while stack:
+        node, path = stack.pop()
+        index[id(node)] = index[id(node.new)] = len(paths)
+        paths.append(path)
+        stack += [(sub, path + (key,)) for key, sub in node.changes.items() if isinstance(sub, Edits)]
+    spans, sites = located
+    return _Recipe(tuple(paths),
+                   tuple((start, end, kind, index[id(mapping)], None if kind == ADD else next(iter(pairs)), column)
+                         for start, end, kind, (pairs, column, mapping) in spans),
+                   tuple((site.line_start, site.start, site.end, site.order, index[id(site.node)], site.column)
+                         for site in sites),
+                   tuple(named))
+
+
+def _cooked(recipe: _Recipe, edits: Edits) -> Located:
+    """The answer ``recipe`` keeps, for ``edits`` (of the same shape)."""
+    nodes = []
+    for path in recipe.paths:
+        node = edits
+        for key in path:
+            node = node.changes[key]
+        nodes.append(node)
+    spans: list[tuple[int, int, str, Any]] = []
+    for start, end, kind, at, key, column in recipe.spans:
+        node = nodes[at]
+        new = node.new
+        pairs = {k: new[k] for k, v in node.changes.items() if v == ADD} if key is None else {key: new.get(key)}
+        spans.append((start, end, kind, (pairs, column, new)))
+    return spans, [Site(line_start, start, end, order, nodes[at], column)
+                   for line_start, start, end, order, at, column in recipe.sites]
+
+
 def _search_mapping(text: str, node: Edits, first: re.Match[str], end: int, depth: int,
-                    out: list[tuple[int, int, str, Any]], sites: list[Site]) -> None:
+                    out: list[tuple[int, int, str, Any]], sites: list[Site], named: list[tuple[int, Any]] | None
+                    ) -> None:
     """:func:`_searched` for the block mapping whose first line is ``first`` (a key, after the ``- `` of the
     item's entry for the root) and whose lines end at ``end``, ``depth`` mappings deep."""
     line_start = first.start("ind")
@@ -308,6 +406,8 @@ def _search_mapping(text: str, node: Edits, first: re.Match[str], end: int, dept
         found.append((at + 1 + column, key, change, None))
     direct = bool(additions)  # changes of its own
     found.sort()  # by where they stand (no two alike)
+    if named is not None:
+        named += [(at, key) for at, key, _, _ in found]
     for at, key, change, line in found:
         if isinstance(change, Edits):
             if text[at + len(key) + 1] != "\n":
@@ -316,7 +416,7 @@ def _search_mapping(text: str, node: Edits, first: re.Match[str], end: int, dept
             if below is None or below["key"] is None or below["dash"] is not None or len(below["ind"]) <= column:
                 raise Unsure
             _search_mapping(text, change, below, collection_end(text, below.start("ind"), column + 1, False),
-                            depth + 1, out, sites)
+                            depth + 1, out, sites, named)
             continue
         direct = True
         if line is None:

@@ -592,6 +592,88 @@ def test_searching_gives_up_where_a_line_could_be_read_otherwise(text: str, new:
     assert _plain(locate(text, edits)) == _walked(text, plan(old, dict(new, status={})), False)
 
 
+# --- the search's answer recalled for a text alike but for its digits (patch._recalled) ------------------------
+
+def _redrawn(rng: random.Random, text: str) -> str:
+    """``text`` with about half of its digits drawn again."""
+    return "".join(rng.choice("0123456789") if c.isdigit() and rng.random() < 0.5 else c for c in text)
+
+
+def _recall(text: str, edits: Any, entry: bool) -> Any:
+    from krm_fn.io import patch
+
+    try:
+        return _plain(patch._recalled(text, edits, entry))
+    except Unsure:
+        return None
+
+
+def test_a_recalled_answer_is_the_searchs_on_a_text_alike_but_for_its_digits(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``patch._recalled`` answers for a text the search answered on before but for its digits (keys among them)
+    without searching: on random layouts with their digits drawn again, edited alike, its answer is what
+    ``patch._searched`` finds there, and where the search would give up it searches too."""
+    from krm_fn.io import patch
+
+    searches = [0]
+    real = patch._searched
+
+    def counted(*args: Any) -> Any:
+        searches[0] += 1
+        return real(*args)
+
+    monkeypatch.setattr(patch, "_searched", counted)
+    monkeypatch.setattr(patch, "_RECIPES", {})
+    rng = random.Random(SEED)
+    recalled = searched = 0
+    for text in _random_texts(rng, count(4000, 40000), 0.5):
+        old = _loaded_item(text)
+        if old is None or not any(c.isdigit() for c in text):
+            continue
+        entry = text.startswith("- ")
+        seed = rng.random()
+        edits = plan(old, _edited_whole(random.Random(seed), old))
+        patch._RECIPES.clear()
+        if edits is None or not edits.direct() or _recall(text, edits, entry) is None:
+            continue  # kept for the texts alike (when the search answered)
+        for _ in range(3):
+            other = _redrawn(rng, text)
+            old = _loaded_item(other)
+            if old is None:
+                continue
+            edits = plan(old, _edited_whole(random.Random(seed), old))
+            if edits is None or not edits.direct():
+                continue
+            want = _searched(other, copy.deepcopy(edits), entry)
+            before = searches[0]
+            assert _recall(other, edits, entry) == want, other
+            recalled += searches[0] == before
+            searched += searches[0] > before
+    # most texts alike are answered without a search; the rest are searched (another shape, a key moved)
+    assert recalled > count(4000, 40000) // 10 and searched > 5, (recalled, searched)
+
+
+@pytest.mark.parametrize(("first", "second", "new"), [
+    # the edited key and another one alike but for a digit trade places: it stands elsewhere in the second text
+    ("x:\n  k1: 1\n  k2: 2\n", "x:\n  k2: 1\n  k1: 2\n", lambda old: {"x": {**old["x"], "k2": 5}}),
+    # the edited key is the mapping's first in one text, not in the other
+    ("k1: 1\nk2: 2\n", "k2: 1\nk1: 2\n", lambda old: {**old, "k1": 5}),
+    ("- k1: 1\n  k2:\n    a: 1\n", "- k2: 1\n  k1:\n    a: 1\n", lambda old: {**old, "k1": 5}),
+])
+def test_a_key_found_by_its_name_elsewhere_is_searched_again(monkeypatch: pytest.MonkeyPatch, first: str,
+                                                              second: str, new: Any) -> None:
+    from krm_fn.io import patch
+
+    monkeypatch.setattr(patch, "_RECIPES", {})
+    entry = first.startswith("- ")
+    for text in (first, second):
+        old = _loaded_item(text)
+        assert old is not None
+        edits = plan(old, {**new(old), "status": {}})
+        assert edits is not None
+        assert _recall(text, edits, entry) == _searched(text, copy.deepcopy(edits), entry) is not None
+    assert len(patch._RECIPES) == 1  # the same key: the second text's answer was searched, not recalled
+
+
 # --- the splice decision from the search's facts (patch.Spliced._stands_as_searched) -------------------------
 
 # values the emitter writes over several lines (for :func:`_edit`): block scalars (keep chomping, lines like comments, keys and
