@@ -30,7 +30,7 @@ from __future__ import annotations
 import bisect
 import itertools
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from krm_fn.errors import InputError
@@ -323,14 +323,16 @@ def _risky_entries(region: str, base: int, offsets: list[int]) -> set[int]:
     return {bisect.bisect_right(offsets, base + pos) - 1 for pos in hits}
 
 
-def load_entries(entries: list[str], keys: bool = True) -> list[Any] | None:
+def load_entries(entries: list[str], keys: bool = True) -> Iterator[Any] | None:
     """What each ``- `` entry reads as, as the loader reads it (``verify``'s read-back batch: the entries are texts
     of their own, no ResourceList around them): the value, or None for an entry the lane hands over (the loader
     reads it then); None for the whole batch where the lane does not apply. The conditions are those of
     :func:`load_resource_list` on ``items:`` followed by the entries joined (each starts with ``- `` and ends with a
     line break, no other line at column 0 starts an entry or a key), minus what that list needs besides its
     items: no skeleton to read, no spans. Without ``keys`` an entry yaml-rs reads is not checked for keys that are
-    not strings (the loader reads those otherwise): for a caller that proves them (``verify.ReadBacks``)."""
+    not strings (the loader reads those otherwise): for a caller that proves them (``verify.ReadBacks``).
+    The entries are read one at a time as the caller takes them: it can be done with each value before the next
+    is made (a read-back batch is a whole item per entry)."""
     region = "".join(entries)
     if not all(entry.startswith("- ") and entry.endswith("\n") for entry in entries) \
             or region.count("\n-") != len(entries) - 1 or _SECTION_END.search(region) is not None:
@@ -343,7 +345,7 @@ def load_entries(entries: list[str], keys: bool = True) -> list[Any] | None:
         return None
     offsets = list(itertools.accumulate((len(entry) for entry in entries[:-1]), initial=0))
     risky = _risky_entries(region, 0, offsets)
-    return [None if i in risky else _fast_item(loads, entry, keys) for i, entry in enumerate(entries)]
+    return (None if i in risky else _fast_item(loads, entry, keys) for i, entry in enumerate(entries))
 
 
 def _fast_item(loads: Callable[..., Any], chunk: str, keys: bool = True) -> Any:

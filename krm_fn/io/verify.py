@@ -39,9 +39,11 @@ keeps it (:func:`same`; :func:`identical` first, a C-speed test that says only "
 
 from __future__ import annotations
 
+import itertools
 import marshal
 import math
 import re
+from collections.abc import Iterator
 from typing import Any
 
 from krm_fn.errors import InputError
@@ -184,7 +186,8 @@ class ReadBacks:
             return set()
         # the lane's key check is made only where the value read is not identical to the one expected (whose
         # keys are strings: identical() compares exact types, so such a value's keys are strings too)
-        values = read_entries(self.entries, keys=False)
+        # each value compared as soon as it is read, and dropped: a batch's values are never all held at once
+        values = _each_entry(self.entries, keys=False)
         failed = set()
         for entry, value, expected, ordered, owners in zip(self.entries, values, self.expected, self.ordered,
                                                            self.owners, strict=True):
@@ -202,8 +205,13 @@ def read_entries(entries: list[str], keys: bool = True) -> list[Any]:
     lane over all of them (each entry is read on its own there, ``fastload.load_entries``); the loader for an entry
     the lane hands over, or for all of them where it does not apply. Without ``keys``, a mapping yaml-rs reads may
     hold a key that is not a string, where the loader reads another value."""
-    values = load_entries(entries, keys) or [None] * len(entries)
-    return [_read_entry(entry) if value is None else value for entry, value in zip(entries, values, strict=True)]
+    return list(_each_entry(entries, keys))
+
+
+def _each_entry(entries: list[str], keys: bool) -> Iterator[Any]:
+    """:func:`read_entries`, one entry at a time."""
+    values = load_entries(entries, keys) or itertools.repeat(None, len(entries))
+    return (_read_entry(entry) if value is None else value for entry, value in zip(entries, values, strict=True))
 
 
 def _read_entry(entry: str) -> Any:
