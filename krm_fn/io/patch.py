@@ -882,8 +882,4 @@ def _shallow_comment(column: int) -> re.Pattern[str]:
 
 
 def _emit_pairs(e: Emitter, pairs: dict[str, Any], column: int) -> str:
-    before = len(e.out)
-    e.mapping(pairs, " " * column)
-    text = "".join(e.out[before:])
-    del e.out[before:]
-    return text
+    return e.mapping_text(pairs, " " * column)

@@ -172,3 +172,27 @@ def test_splice_reads_back_as_the_new_value(pair: tuple[dict[str, Any], dict[str
     out = splice(entry, old, new, Emitter(), entry=True)
     if out is not None:
         assert load_documents(out)[0].value == [new], out
+
+
+def test_a_mapping_text_is_remembered_per_exact_value_and_indentation() -> None:
+    """``Emitter.mapping_text`` (the pairs a splice writes) gives what ``mapping`` writes, from memory the second
+    time: values equal in Python but not in YAML (``1``, ``1.0``, ``True``), or in another key order, apart."""
+
+    def written(value: dict[str, Any], indent: str) -> str:
+        fresh = Emitter()
+        fresh.mapping(value, indent)
+        return fresh.text()
+
+    e = Emitter()
+    values: list[dict[str, Any]] = [{"a": 1}, {"a": 1.0}, {"a": True}, {"a": "1"}, {"a": 1, "b": 2}, {"b": 2, "a": 1},
+                                    {"a": {"b": [1, "x\ny\n", None]}}, {"a": []}]
+    for _ in range(2):
+        for value in values:
+            for indent in ("", "    "):
+                assert e.mapping_text(value, indent) == written(value, indent), (value, indent)
+    assert not e.out and len(e._texts) == 2 * len(values)
+
+    class Tagged(str):
+        pass
+
+    assert e.mapping_text({"a": Tagged("x")}, "") == "a: x\n"  # marshal writes no str subclass: written each time
