@@ -17,8 +17,8 @@ subprocess (so peak RSS is per measurement):
 * both again with the leaves as flow maps (``instancetype: {name: u1.medium}``, as PyYAML writes them by default:
   ``bench/synth.py flow_leaves``), KRM and standalone revisions (target: the standalone mode no slower than the
   KRM mode on any layout, issue 22);
-* up to 10k VMs: expand for older releases (``kubevirtVersion: v1.8`` and ``v1.5``, each with its catalog), next to the default
-  release's expand (issue 24: within 10% of it), and ``kubevirt-krm upgrade-report --from v1.8 --to v1.9`` on the
+* up to 10k VMs: expand for older releases (``kubevirtVersion: v1.8`` and ``v1.5``, each with its catalog), run
+  right after the default release's expand in every round (issue 24: within 10% of it), and ``kubevirt-krm upgrade-report --from v1.8 --to v1.9`` on the
   plain manifest file (two expand renders and their comparison; issue 27: within 2.5x one expand render).
 
 The rows of one size run in rounds (each round runs every row once), so a host whose speed drifts slows a
@@ -245,6 +245,11 @@ def main() -> int:
                 f = base / f"{mode}{n}.yaml"
                 f.write_text(body + RENDERER.format(mode=mode))
                 sized.append(Row(f"kubevirt-krm {mode}", n, fn, f))
+            if n <= UPGRADE_MAX:  # right after the expand row they are compared with, in every round
+                for version, name in OLDER_ROWS.items():
+                    older = base / f"expand-{version}-{n}.yaml"
+                    older.write_text(body + RENDERER.format(mode="expand") + f"    kubevirtVersion: {version}\n")
+                    sized.append(Row(name, n, fn, older))
             stream = base / f"manifests{n}.yaml"
             stream.write_text(manifests(n))
             flow_stream = base / f"manifests-flow{n}.yaml"
@@ -259,10 +264,6 @@ def main() -> int:
                 sized.append(Row(f"kubevirt-krm standalone {mode}, {FLOW}", n, [*fn, str(config), str(flow_stream)],
                                  None))
             if n <= UPGRADE_MAX:
-                for version, name in OLDER_ROWS.items():
-                    older = base / f"expand-{version}-{n}.yaml"
-                    older.write_text(body + RENDERER.format(mode="expand") + f"    kubevirtVersion: {version}\n")
-                    sized.append(Row(name, n, fn, older))
                 expand_config = base / "standalone-expand.yaml"
                 expand_config.write_text(STANDALONE_RENDERER.format(mode="expand"))
                 sized.append(Row(UPGRADE_ROW, n, [*fn, "upgrade-report", "--from", "v1.8", "--to", "v1.9",
