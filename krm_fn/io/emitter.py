@@ -176,7 +176,9 @@ class Emitter:
             self.mapping(m, indent)
             text = "".join(self.out[before:])
             del self.out[before:]
-            if key is not None and len(self._texts) < 10_000:
+            if key is not None:
+                if len(self._texts) >= 2_000:  # texts that do not recur (a VM's own names): keep the latest
+                    self._texts.clear()
                 self._texts[key] = text
         return text
 

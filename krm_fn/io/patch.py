@@ -24,7 +24,8 @@ walk stops after it and the pinned matcher's blanked text, the same on every VM,
 When the item's own mapping is edited its site is the whole item: the spliced text is then read back whole
 (:meth:`Spliced.whole_item`), without a skeleton; its locator then searches for the edited keys' lines and the
 ends of the edited mappings and pairs instead of walking events (:func:`_searched`: the walk's positions, found
-with string searches, or given up to the walk), and the walk, where it runs, leaps over the lines of the
+with string searches, or given up to the walk; an answer is recalled for the next text alike but for its
+digits, :func:`_recalled`), and the walk, where it runs, leaps over the lines of the
 collections that hold no edit (:func:`krm_fn.io.linescan.scan`'s ``leap``). Whether such a splice stands is
 then decided from what the search established (:meth:`Spliced._stands_as_searched`) before reading each site's lines.
 """

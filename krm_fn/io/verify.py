@@ -20,7 +20,8 @@ each is proven to mean that object before it is written (``krm_fn/io/resourcelis
   could have been read on its own (``patch.Spliced.whole_item``, as before). A splice on a text that is not
   trusted as above is read back whole. Only for such an item may the splice locator leap over an unedited
   collection's lines without reading them (``linescan._leap``), or find the edited pairs with string searches
-  instead of events (``patch._searched``): what it splices is read back whichever lines it read.
+  instead of events (``patch._searched``, or its answer recalled for a text alike but for its digits,
+  ``patch._recalled``): what it splices is read back whichever lines it read.
 * **Freshly emitted text** (:class:`krm_fn.io.emitter.Emitter`): its block structure is fixed by construction
   (a key at the mapping's column, nested values two columns deeper, compact ``- `` entries); what the emitter
   chooses per value — the form of each scalar, key and block scalar (in each place it is written) — is read
