@@ -12,7 +12,6 @@ the rest of the text is block structure, fixed by construction.
 
 from __future__ import annotations
 
-import marshal
 from typing import Any
 
 from krm_fn.io.scalars import double_quoted, format_float, literal_ok, plain_ok
@@ -21,7 +20,7 @@ from krm_fn.io.scalars import double_quoted, format_float, literal_ok, plain_ok
 class Emitter:
     """Writes values into a list of string chunks. One instance per output (its cache is per run)."""
 
-    __slots__ = ("out", "_scalars", "shared", "_shared_text", "_keys", "_numbers", "_blocks", "_owed", "_texts")
+    __slots__ = ("out", "_scalars", "shared", "_shared_text", "_keys", "_numbers", "_blocks", "_owed", "memo")
 
     def __init__(self) -> None:
         self.out: list[str] = []
@@ -35,7 +34,8 @@ class Emitter:
         # their text is written once per indentation and reused. The caller keeps those values alive.
         self.shared: frozenset[int] = frozenset()
         self._shared_text: dict[tuple[int, str], str] = {}
-        self._texts: dict[tuple[bytes, str], str] = {}  # see mapping_text
+        # texts a caller remembers per value it wrote with this emitter (every form in them was owed here once)
+        self.memo: dict[Any, str] = {}
 
     def text(self) -> str:
         return "".join(self.out)
@@ -159,28 +159,6 @@ class Emitter:
                 append(f"{prefix}{k}:")
                 self._value_after_key(value, indent)
             prefix = indent
-
-    def mapping_text(self, m: dict[str, Any], indent: str) -> str:
-        """The text :meth:`mapping` writes for ``m`` at ``indent`` (nothing is added to :attr:`out`), remembered
-        per value and indentation: the pairs a splice writes recur on every VM of a fleet. The value is known by
-        marshal's bytes (format 2: exact types and key order, no back-references); one marshal does not write is
-        written each time. Every form in a remembered text was owed when it was first written (:meth:`take_owed`
-        owes each form once per emitter anyway)."""
-        try:
-            key: tuple[bytes, str] | None = (marshal.dumps(m, 2), indent)
-        except ValueError:  # a type marshal does not write, or too deep
-            key = None
-        text = self._texts.get(key) if key is not None else None
-        if text is None:
-            before = len(self.out)
-            self.mapping(m, indent)
-            text = "".join(self.out[before:])
-            del self.out[before:]
-            if key is not None:
-                if len(self._texts) >= 2_000:  # texts that do not recur (a VM's own names): keep the latest
-                    self._texts.clear()
-                self._texts[key] = text
-        return text
 
     def item(self, m: dict[str, Any], indent: str, first_prefix: str | None = None) -> None:
         """Like :meth:`mapping` for a whole item, reusing the text of its top-level values in ``shared``."""

@@ -32,6 +32,7 @@ then decided from what the search established (:meth:`Spliced._stands_as_searche
 
 from __future__ import annotations
 
+import marshal
 import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Generator
@@ -736,7 +737,7 @@ def splice_checked(text: str, old: dict[str, Any], new: dict[str, Any], e: Emitt
     for start, order, kind, payload in spans:
         end = start if kind == ADD else order
         pairs, column, mapping = payload
-        replacement = "" if kind == REMOVE else _emit_pairs(e, pairs, column)
+        replacement = "" if kind == REMOVE else (_pairs_text if searched else _emit_pairs)(e, pairs, column)
         cut = 0
         if kind != ADD:
             line_start = text.rfind("\n", 0, start) + 1
@@ -883,4 +884,31 @@ def _shallow_comment(column: int) -> re.Pattern[str]:
 
 
 def _emit_pairs(e: Emitter, pairs: dict[str, Any], column: int) -> str:
-    return e.mapping_text(pairs, " " * column)
+    before = len(e.out)
+    e.mapping(pairs, " " * column)
+    text = "".join(e.out[before:])
+    del e.out[before:]
+    return text
+
+
+def _pairs_text(e: Emitter, pairs: dict[str, Any], column: int) -> str:
+    """:func:`_emit_pairs`, remembered in ``e.memo`` per value and column when the pairs hold a collection, for an
+    item read back whole (an expansion: every VM of a fleet alike writes the same ``cpu``, ``disks``, ``status``
+    pairs; pairs of scalars only, such as a pinned revision name, are written as fast as they are looked up). The
+    value is known by marshal's bytes (format 2: exact types and key order, no back-references); a value marshal
+    does not write is written each time. Every form in a remembered text was owed to ``e`` when it was first
+    written (the emitter owes each form once anyway), and each text is read back with its item."""
+    if not any(type(v) is dict and v or type(v) is list and v for v in pairs.values()):
+        return _emit_pairs(e, pairs, column)
+    try:
+        key = (marshal.dumps(pairs, 2), column)
+    except ValueError:  # a type marshal does not write, or too deep
+        return _emit_pairs(e, pairs, column)
+    memo = e.memo
+    text = memo.get(key)
+    if text is None:
+        text = _emit_pairs(e, pairs, column)
+        if len(memo) >= 2_000:  # pairs that do not recur: keep the latest
+            memo.clear()
+        memo[key] = text
+    return text

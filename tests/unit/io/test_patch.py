@@ -174,25 +174,23 @@ def test_splice_reads_back_as_the_new_value(pair: tuple[dict[str, Any], dict[str
         assert load_documents(out)[0].value == [new], out
 
 
-def test_a_mapping_text_is_remembered_per_exact_value_and_indentation() -> None:
-    """``Emitter.mapping_text`` (the pairs a splice writes) gives what ``mapping`` writes, from memory the second
-    time: values equal in Python but not in YAML (``1``, ``1.0``, ``True``), or in another key order, apart."""
-
-    def written(value: dict[str, Any], indent: str) -> str:
-        fresh = Emitter()
-        fresh.mapping(value, indent)
-        return fresh.text()
+def test_the_pairs_an_item_read_back_whole_gets_are_remembered_per_exact_value_and_column() -> None:
+    """``patch._pairs_text`` gives what ``_emit_pairs`` writes, from memory the second time: values equal in Python
+    but not in YAML (``1``, ``1.0``, ``True``), or in another key order, apart; pairs of scalars only are written."""
+    from krm_fn.io.patch import _emit_pairs, _pairs_text
 
     e = Emitter()
-    values: list[dict[str, Any]] = [{"a": 1}, {"a": 1.0}, {"a": True}, {"a": "1"}, {"a": 1, "b": 2}, {"b": 2, "a": 1},
-                                    {"a": {"b": [1, "x\ny\n", None]}}, {"a": []}]
+    nested: list[dict[str, Any]] = [{"a": {"b": 1}}, {"a": {"b": 1.0}}, {"a": {"b": True}}, {"a": ["1"]},
+                                    {"a": {"b": 1, "c": 2}}, {"a": {"c": 2, "b": 1}}, {"a": {"b": [1, "x\ny\n", None]}}]
+    scalars: list[dict[str, Any]] = [{"a": 1}, {"a": 1.0}, {"a": "1"}, {"a": []}, {"a": {}}]
     for _ in range(2):
-        for value in values:
-            for indent in ("", "    "):
-                assert e.mapping_text(value, indent) == written(value, indent), (value, indent)
-    assert not e.out and len(e._texts) == 2 * len(values)
+        for value in nested + scalars:
+            for column in (0, 4):
+                assert _pairs_text(e, value, column) == _emit_pairs(Emitter(), value, column), (value, column)
+    assert not e.out and len(e.memo) == 2 * len(nested)
 
     class Tagged(str):
         pass
 
-    assert e.mapping_text({"a": Tagged("x")}, "") == "a: x\n"  # marshal writes no str subclass: written each time
+    assert _pairs_text(e, {"a": {"b": Tagged("x")}}, 0) == "a:\n  b: x\n"  # marshal writes no str subclass
+    assert len(e.memo) == 2 * len(nested)
