@@ -18,8 +18,9 @@ subprocess (so peak RSS is per measurement):
   ``bench/synth.py flow_leaves``), KRM and standalone revisions (target: the standalone mode no slower than the
   KRM mode on any layout, issue 22);
 * up to 10k VMs: expand for older releases (``kubevirtVersion: v1.8`` and ``v1.5``, each with its catalog), run
-  right after the default release's expand in every round (issue 24: within 10% of it), and ``kubevirt-krm upgrade-report --from v1.8 --to v1.9`` on the
-  plain manifest file (two expand renders and their comparison; issue 27: within 2.5x one expand render).
+  right after the default release's expand in every round (issue 24: within 10% of it), and ``kubevirt-krm
+  upgrade-report --from v1.8 --to v1.9`` on the plain manifest file (two expand renders and their comparison;
+  issue 27: within 2.5x one expand render).
 
 The rows of one size run in rounds (each round runs every row once), so a host whose speed drifts slows a
 round's floor and rows alike. The table shows the median wall time, the median over rounds of the ratio to

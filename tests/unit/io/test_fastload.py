@@ -109,10 +109,10 @@ def agree_batch(text: str) -> None:
     end = re.search(r"\n[^-#\s]", region)
     chunks = re.split(r"(?<=\n)(?=- )", region[:end.start() + 1] if end else region)
     for keys in (True, False):
-        got = fastload.load_entries(chunks, keys)
-        got = None if got is None else list(got)
-        if got is None:
+        lazy = fastload.load_entries(chunks, keys)
+        if lazy is None:
             continue
+        got = list(lazy)
         assert len(got) == len(chunks)
         for chunk, value in zip(chunks, got):
             if value is None or not keys and not fastload.keys_are_strings(value):

@@ -608,7 +608,8 @@ def _recall(text: str, edits: Any, entry: bool) -> Any:
         return None
 
 
-def test_a_recalled_answer_is_the_searchs_on_a_text_alike_but_for_its_digits(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_recalled_answer_is_the_searchs_on_a_text_alike_but_for_its_digits(
+        monkeypatch: pytest.MonkeyPatch) -> None:
     """``patch._recalled`` answers for a text the search answered on before but for its digits (keys among them)
     without searching: on random layouts with their digits drawn again, edited alike, its answer is what
     ``patch._searched`` finds there, and where the search would give up it searches too."""
