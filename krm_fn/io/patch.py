@@ -41,6 +41,7 @@ from typing import Any, NamedTuple
 
 from yaml import events as ev
 
+from krm_fn.io.alike import ZEROED
 from krm_fn.io.emitter import Emitter
 from krm_fn.io.linescan import (ALIAS, END, FLOW_MAP, LINE, MAP, OTHER, SCALAR, SEQ, STREAM_END, Event, Unsure,
                                 block_end, closed, collection_end, plain_key, scan, scannable)
@@ -295,8 +296,7 @@ class _Recipe(NamedTuple):
     named: tuple[tuple[int, Any], ...]  # where each key found by its name stands
 
 
-# every ASCII digit read as 0: the key under which an answer is kept (a fleet's VMs differ mostly in numbers)
-_ZEROED = bytes.maketrans(b"123456789", b"000000000")
+# the key under which an answer is kept: every ASCII digit read as 0 (a fleet's VMs differ mostly in numbers)
 _RECIPES: dict[tuple[bytes, bool, tuple[Any, ...]], _Recipe] = {}
 _RECIPES_MAX = 256
 
@@ -312,7 +312,7 @@ def _recalled(text: str, edits: Edits, entry: bool) -> Located:
     found stands here at the same place; none stands earlier on a line of the same mapping, which would be the same
     key twice there (the loader refused the source). ``tests/unit/io/test_linescan.py`` runs the recalled
     answer against the search on random layouts whose digits are drawn again."""
-    key = (text.encode("ascii").translate(_ZEROED), entry, _shape(edits))  # the search reads ASCII texts only
+    key = (text.encode("ascii").translate(ZEROED), entry, _shape(edits))  # the search reads ASCII texts only
     recipe = _RECIPES.get(key)
     if recipe is not None and all(text.startswith(name, at) and text[at + len(name)] == ":"
                                   for at, name in recipe.named):

@@ -565,7 +565,7 @@ def _item_text(rl: ResourceList, e: Emitter, item: OutItem, as_entry: bool, read
         return rl._read.changed_text(e, item, as_entry, reads, owner)
     text, trusted = source
     if not trusted:
-        reads.add(text if as_entry else _item_as_entry(text), item, owner)
+        reads.add(text if as_entry else _item_as_entry(text), item, owner, whole=True)
     return text
 
 
@@ -600,7 +600,7 @@ def _owe(done: Spliced, text: str, trusted: bool, as_entry: bool, item: Obj, rea
                 return None
             whole = True
     if whole:
-        reads.add(text if as_entry else _item_as_entry(text), item, owner, ordered=False)
+        reads.add(text if as_entry else _item_as_entry(text), item, owner, ordered=False, whole=True)
     return text
 
 

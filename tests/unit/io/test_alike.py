@@ -1,0 +1,200 @@
+"""A text alike another but for its digits is told from the other's marked reading (krm_fn.io.alike).
+
+Every expectation is the loader's reading of the text itself (krm_fn.io.loader), never a pasted value: random
+texts whose digits are drawn again, the constructs where a digit is more than a character, and the read-back
+batch that tells whole items from one of them (krm_fn.io.verify.ReadBacks).
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from typing import Any
+
+import pytest
+
+import krm_fn.io.alike as alike_module
+import krm_fn.io.verify as verify_module
+from krm_fn.errors import InputError
+from krm_fn.io.alike import derive, template, zeroed
+from krm_fn.io.loader import load_documents
+from krm_fn.io.verify import ALIKE_MIN, ReadBacks, identical
+from tests.conftest import bench_module
+from tests.randomised import SEED, count
+
+
+def loaded(text: str) -> Any:
+    """What the loader reads a ``- `` entry as."""
+    docs = load_documents(text)
+    assert len(docs) == 1 and len(docs[0].value) == 1
+    return docs[0].value[0]
+
+
+def _fleet_vm(index: int) -> str:
+    text = bench_module("synth").resource_list(8)
+    entries = re.split(r"(?m)^(?=- )", text.split("\nitems:\n", 1)[1])
+    return [e for e in entries if "kind: VirtualMachine\n" in e][index]
+
+
+# digits in every place a scalar can hold them, in every style, and where YAML 1.1 resolves them as numbers
+SCALARS = """\
+- a: 1
+  b: 07
+  c: 0o17
+  d: 0x1F
+  e: 1e5
+  f: 1_000
+  g: 12:30:00
+  h: 2001-12-14
+  i: 1.5
+  j: -3
+  k: +4
+  l: .5
+  m: 1:20
+  n: 0
+  o: 100000000000000000000
+  p: v1.2.3
+  q: [1, 2.0, {x: 4}, "5", '6']
+  r: {s: 7, t: [8, "9"]}
+  u:
+  - 10
+  - - 11
+    - a12
+"""
+STYLES = """\
+- name: "vm-0001"
+  quoted: 'it''s 42'
+  dq: "multi 12
+    line 34"
+  plain: first 56
+    continued 78
+  lit: |
+    line 1
+    line 22
+
+  fold: >-
+    folded 3
+    more 4
+  head: |- # a note
+    body 6
+  # a comment
+  tail: end 8  # another
+"""
+KEYS = """\
+- k1: a
+  k2: b
+  "q3": c
+  nested:
+    x4: 5
+    '6': y
+"""
+
+
+def _drawn_again(rng: random.Random, text: str) -> str:
+    """``text`` with some of its digits drawn again (each kept or redrawn by a coin)."""
+    return re.sub("[0-9]", lambda m: rng.choice("0123456789") if rng.random() < 0.5 else m.group(), text)
+
+
+@pytest.mark.parametrize("text", [SCALARS, STYLES, KEYS, _fleet_vm(0), _fleet_vm(5)],
+                         ids=["scalars", "styles", "keys", "vm0", "vm5"])
+def test_a_told_value_is_the_loaders_reading_of_the_text(text: str) -> None:
+    t = template(text, loaded(text))
+    assert t is not None
+    rng = random.Random(SEED)
+    told = 0
+    for _ in range(count(150, 1500)):
+        other = _drawn_again(rng, text)
+        assert zeroed(other) == zeroed(text)
+        value = derive(t, other)
+        if value is None:
+            continue
+        told += 1
+        assert identical(value, loaded(other)), other  # exact types and key order
+    if text is not KEYS:  # most draws change a key there: those are read instead (comments: see below)
+        assert told == count(150, 1500)
+
+
+def test_a_digit_that_changes_the_type_is_resolved_again() -> None:
+    t = template("- a: 07\n  b: '07'\n", {"a": 7, "b": "07"})
+    assert t is not None
+    assert identical(derive(t, "- a: 09\n  b: '09'\n"), loaded("- a: 09\n  b: '09'\n"))
+    assert type(loaded("- a: 09\n")["a"]) is not int  # not an octal: not the template's type
+
+
+def test_a_key_that_differs_is_not_told() -> None:
+    text = "- a1: x\n  a2: y\n"
+    t = template(text, loaded(text))
+    assert t is not None
+    with pytest.raises(InputError, match="duplicate"):
+        loaded("- a1: x\n  a1: y\n")
+    assert derive(t, "- a1: x\n  a1: y\n") is None and derive(t, "- a1: x\n  a3: y\n") is None
+
+
+def test_a_digit_the_value_drops_is_not_told() -> None:
+    """A block scalar's header comment is in its text but not in its value: counting the digits tells."""
+    text = "- a: |- # 1\n    x2\n"
+    t = template(text, loaded(text))
+    assert t is not None
+    other = "- a: |- # 3\n    x4\n"
+    assert loaded(other) == {"a": "x4"} and derive(t, other) is None
+    assert derive(t, "- a: |- # 1\n    x5\n") is None  # nor where it is its content that differs
+
+
+@pytest.mark.parametrize(("text", "other"), [
+    ("- a: |1\n   x\n", "- a: |2\n   x\n"),  # the indentation indicator: another content indentation
+    ('- a: "\\x31"\n', '- a: "\\x32"\n'),  # an escape: another character
+    ("- a: !!int 1\n", "- a: !!int 2\n"),  # a tag
+    ("- a: &a1 x\n  b: *a1\n", "- a: &a1 x\n  b: *a2\n"),  # an anchor's name
+])
+def test_a_text_where_a_digit_is_more_than_a_character_makes_no_template(text: str, other: str) -> None:
+    assert zeroed(text) == zeroed(other)
+    assert template(text, loaded(text)) is None
+
+
+def test_a_comment_that_differs_is_not_told() -> None:
+    t = template("- a: x1 # 1\n", {"a": "x1"})
+    assert t is not None and derive(t, "- a: x2 # 2\n") is None
+    assert identical(derive(t, "- a: x2 # 1\n"), {"a": "x2"})
+
+
+def test_the_templates_value_is_never_changed() -> None:
+    text = _fleet_vm(0)
+    value = loaded(text)
+    t = template(text, value)
+    assert t is not None
+    other = text.replace("vm-00000", "vm-00042")
+    assert identical(derive(t, other), loaded(other))
+    assert identical(value, loaded(text))
+
+
+def _batch(texts: list[str], expected: list[Any]) -> set[int]:
+    reads = ReadBacks()
+    for i, (text, value) in enumerate(zip(texts, expected, strict=True)):
+        reads.add(text, value, i, ordered=False, whole=True)
+    return reads.failures()
+
+
+def test_a_batch_tells_whole_items_alike_and_fails_the_wrong_ones(monkeypatch: pytest.MonkeyPatch) -> None:
+    base = _fleet_vm(0)
+    texts = [base.replace("vm-00000", f"vm-{i:05d}") for i in range(ALIKE_MIN + 4)]
+    expected = [loaded(text) for text in texts]
+    expected[3]["metadata"]["name"] = "vm-00099"  # another digit than the text's
+    expected[5]["metadata"]["annotations"]["internal.config.kubernetes.io/index"] = 0  # the text has a string
+    calls: list[str] = []
+
+    def counted(t: Any, text: str) -> Any:
+        calls.append(text)
+        return alike_module.derive(t, text)
+
+    monkeypatch.setattr(verify_module, "derive", counted)
+    assert _batch(texts, expected) == {3, 5}
+    assert len(calls) == len(texts) - 1  # every one but the first was told
+
+
+def test_a_batch_whose_first_is_wrong_reads_the_others() -> None:
+    base = _fleet_vm(0)
+    texts = [base.replace("vm-00000", f"vm-{i:05d}") for i in range(ALIKE_MIN + 1)]
+    expected = [loaded(text) for text in texts]
+    expected[0]["metadata"]["name"] = "vm-00099"
+    expected[4]["metadata"]["name"] = "vm-00098"
+    assert _batch(texts, expected) == {0, 4}
