@@ -26,6 +26,7 @@ and matched what it must mean; the walk that finds its scalars' paths checks eac
 
 from __future__ import annotations
 
+import marshal
 import re
 from typing import Any, NamedTuple
 
@@ -66,6 +67,8 @@ class Template(NamedTuple):
     value: dict[str, Any]  # never changed: :func:`derive` copies what it changes
     scalars: tuple[_Scalar, ...]
     gaps: tuple[tuple[int, str], ...]  # the text between them: (start, text)
+    blob: bytes  # marshal's format 2 of value
+    places: tuple[tuple[int, int], ...]  # where each scalar's value is in blob: (start, end); (0, 0) for a key
 
 
 def template(text: str, value: dict[str, Any]) -> Template | None:
@@ -76,11 +79,15 @@ def template(text: str, value: dict[str, Any]) -> Template | None:
         return None
     try:
         scalars = _walk(text, value)
+        if scalars is None:
+            return None
+        blob = marshal.dumps(value, 2)
+        places = _places(value, blob, scalars)
     except (InputError, ValueError, LookupError, TypeError):
         return None
     except Exception:  # noqa: BLE001 - libyaml's errors (yaml.YAMLError): the template just is not made
         return None
-    if scalars is None:
+    if places is None:
         return None
     gaps = []
     at = 0
@@ -88,17 +95,19 @@ def template(text: str, value: dict[str, Any]) -> Template | None:
         gaps.append((at, text[at:scalar.start]))
         at = scalar.end
     gaps.append((at, text[at:]))
-    return Template(text, value, tuple(scalars), tuple(gaps))
+    return Template(text, value, tuple(scalars), tuple(gaps), blob, tuple(places))
 
 
-def derive(t: Template, text: str) -> dict[str, Any] | None:
-    """What ``text`` reads as, told from ``t`` (``zeroed(text) == zeroed(t.text)``); None when it cannot be.
-    The value shares with the template's every container that holds no changed scalar."""
+Changes = list[tuple[int, Any]]  # (index of a template's scalar, its value here)
+
+
+def changes(t: Template, text: str) -> Changes | None:
+    """How what ``text`` reads as differs from ``t``'s value (``zeroed(text) == zeroed(t.text)``): the scalars
+    whose value differs, with the value here; None when it cannot be told."""
     if len(text) != len(t.text) or not all(text.startswith(gap, at) for at, gap in t.gaps):
         return None
-    root = dict(t.value)
-    copies: dict[int, Any] = {id(t.value): root}  # a container (the template's or its copy) -> its copy
-    for scalar in t.scalars:
+    out = []
+    for index, scalar in enumerate(t.scalars):
         start = scalar.start
         if text.startswith(scalar.text, start):
             continue
@@ -112,7 +121,34 @@ def derive(t: Template, text: str) -> dict[str, Any] | None:
         else:
             parts = scalar.parts
             raw = parts[0] + "".join([text[start + at] + part for at, part in zip(scalar.offsets, parts[1:])])
-        path = scalar.path
+        out.append((index, _resolve_plain(raw) if scalar.plain else raw))
+    return out
+
+
+def marshalled(t: Template, told: Changes) -> bytes:
+    """marshal's format 2 of the value ``told`` says (``marshal.dumps(derive(...), 2)``): the template's bytes
+    with each changed scalar's written anew (the format has no back-references and no lengths of containers)."""
+    if not told:
+        return t.blob
+    blob, places = t.blob, t.places
+    out = []
+    at = 0
+    for index, value in told:
+        start, end = places[index]
+        out.append(blob[at:start])
+        out.append(marshal.dumps(value, 2))
+        at = end
+    out.append(blob[at:])
+    return b"".join(out)
+
+
+def derive(t: Template, told: Changes) -> dict[str, Any]:
+    """The value ``told`` says: the template's with the changed scalars, sharing every container that holds
+    none."""
+    root = dict(t.value)
+    copies: dict[int, Any] = {id(t.value): root}  # a container (the template's or its copy) -> its copy
+    for index, value in told:
+        path = t.scalars[index].path
         node: Any = root
         for step in path[:-1]:
             child = node[step]
@@ -122,8 +158,31 @@ def derive(t: Template, text: str) -> dict[str, Any] | None:
                 copies[id(child)] = copies[id(copy)] = copy
                 node[step] = copy
             node = copy
-        node[path[-1]] = _resolve_plain(raw) if scalar.plain else raw
+        node[path[-1]] = value
     return root
+
+
+def _places(value: dict[str, Any], blob: bytes, scalars: list[_Scalar]) -> list[tuple[int, int]] | None:
+    """Where each scalar's value is written in ``blob`` (marshal's format 2 of ``value``; (0, 0) for a key): found
+    by writing ``value`` with a distinct sentinel for each (a NUL in a string: no value read holds one), and
+    proven by :func:`marshalled` giving those very bytes."""
+    sentinels: Changes = [(i, f"\x00{i}\x00") for i, scalar in enumerate(scalars) if not scalar.key]
+    probe = Template("", value, tuple(scalars), (), blob, ())
+    written = marshal.dumps(derive(probe, sentinels), 2)
+    found = sorted((written.find(marshal.dumps(sentinel, 2)), i) for i, sentinel in sentinels)
+    by_index = dict(sentinels)
+    places = [(0, 0)] * len(scalars)
+    shift = 0  # how much longer the sentinels before are than the values they stand for
+    for at, i in found:
+        node: Any = value
+        for step in scalars[i].path:
+            node = node[step]
+        length = len(marshal.dumps(node, 2))
+        places[i] = (at - shift, at - shift + length)
+        shift += len(marshal.dumps(by_index[i], 2)) - length
+    if found and found[0][0] < 0 or marshalled(probe._replace(places=tuple(places)), sentinels) != written:
+        return None
+    return places
 
 
 def _resolve_plain(raw: str) -> Any:

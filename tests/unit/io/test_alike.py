@@ -7,6 +7,7 @@ batch that tells whole items from one of them (krm_fn.io.verify.ReadBacks).
 
 from __future__ import annotations
 
+import marshal
 import random
 import re
 from typing import Any
@@ -16,7 +17,7 @@ import pytest
 import krm_fn.io.alike as alike_module
 import krm_fn.io.verify as verify_module
 from krm_fn.errors import InputError
-from krm_fn.io.alike import derive, template, zeroed
+from krm_fn.io.alike import Template, changes, derive, marshalled, template, zeroed
 from krm_fn.io.loader import load_documents
 from krm_fn.io.verify import ALIKE_MIN, ReadBacks, identical
 from tests.conftest import bench_module
@@ -28,6 +29,16 @@ def loaded(text: str) -> Any:
     docs = load_documents(text)
     assert len(docs) == 1 and len(docs[0].value) == 1
     return docs[0].value[0]
+
+
+def told(t: Template, text: str) -> Any:
+    """What ``text`` reads as, told from ``t`` (None: it cannot be), and checked to be what marshalled() writes."""
+    changed = changes(t, text)
+    if changed is None:
+        return None
+    value = derive(t, changed)
+    assert marshalled(t, changed) == marshal.dumps(value, 2)
+    return value
 
 
 def _fleet_vm(index: int) -> str:
@@ -101,23 +112,23 @@ def test_a_told_value_is_the_loaders_reading_of_the_text(text: str) -> None:
     t = template(text, loaded(text))
     assert t is not None
     rng = random.Random(SEED)
-    told = 0
+    how_many = 0
     for _ in range(count(150, 1500)):
         other = _drawn_again(rng, text)
         assert zeroed(other) == zeroed(text)
-        value = derive(t, other)
+        value = told(t, other)
         if value is None:
             continue
-        told += 1
+        how_many += 1
         assert identical(value, loaded(other)), other  # exact types and key order
     if text is not KEYS:  # most draws change a key there: those are read instead (comments: see below)
-        assert told == count(150, 1500)
+        assert how_many == count(150, 1500)
 
 
 def test_a_digit_that_changes_the_type_is_resolved_again() -> None:
     t = template("- a: 07\n  b: '07'\n", {"a": 7, "b": "07"})
     assert t is not None
-    assert identical(derive(t, "- a: 09\n  b: '09'\n"), loaded("- a: 09\n  b: '09'\n"))
+    assert identical(told(t, "- a: 09\n  b: '09'\n"), loaded("- a: 09\n  b: '09'\n"))
     assert type(loaded("- a: 09\n")["a"]) is not int  # not an octal: not the template's type
 
 
@@ -127,7 +138,7 @@ def test_a_key_that_differs_is_not_told() -> None:
     assert t is not None
     with pytest.raises(InputError, match="duplicate"):
         loaded("- a1: x\n  a1: y\n")
-    assert derive(t, "- a1: x\n  a1: y\n") is None and derive(t, "- a1: x\n  a3: y\n") is None
+    assert told(t, "- a1: x\n  a1: y\n") is None and told(t, "- a1: x\n  a3: y\n") is None
 
 
 def test_a_digit_the_value_drops_is_not_told() -> None:
@@ -136,8 +147,8 @@ def test_a_digit_the_value_drops_is_not_told() -> None:
     t = template(text, loaded(text))
     assert t is not None
     other = "- a: |- # 3\n    x4\n"
-    assert loaded(other) == {"a": "x4"} and derive(t, other) is None
-    assert derive(t, "- a: |- # 1\n    x5\n") is None  # nor where it is its content that differs
+    assert loaded(other) == {"a": "x4"} and told(t, other) is None
+    assert told(t, "- a: |- # 1\n    x5\n") is None  # nor where it is its content that differs
 
 
 @pytest.mark.parametrize(("text", "other"), [
@@ -153,8 +164,8 @@ def test_a_text_where_a_digit_is_more_than_a_character_makes_no_template(text: s
 
 def test_a_comment_that_differs_is_not_told() -> None:
     t = template("- a: x1 # 1\n", {"a": "x1"})
-    assert t is not None and derive(t, "- a: x2 # 2\n") is None
-    assert identical(derive(t, "- a: x2 # 1\n"), {"a": "x2"})
+    assert t is not None and told(t, "- a: x2 # 2\n") is None
+    assert identical(told(t, "- a: x2 # 1\n"), {"a": "x2"})
 
 
 def test_the_templates_value_is_never_changed() -> None:
@@ -163,7 +174,7 @@ def test_the_templates_value_is_never_changed() -> None:
     t = template(text, value)
     assert t is not None
     other = text.replace("vm-00000", "vm-00042")
-    assert identical(derive(t, other), loaded(other))
+    assert identical(told(t, other), loaded(other))
     assert identical(value, loaded(text))
 
 
@@ -184,9 +195,9 @@ def test_a_batch_tells_whole_items_alike_and_fails_the_wrong_ones(monkeypatch: p
 
     def counted(t: Any, text: str) -> Any:
         calls.append(text)
-        return alike_module.derive(t, text)
+        return alike_module.changes(t, text)
 
-    monkeypatch.setattr(verify_module, "derive", counted)
+    monkeypatch.setattr(verify_module, "changes", counted)
     assert _batch(texts, expected) == {3, 5}
     assert len(calls) == len(texts) - 1  # every one but the first was told
 
@@ -198,3 +209,10 @@ def test_a_batch_whose_first_is_wrong_reads_the_others() -> None:
     expected[0]["metadata"]["name"] = "vm-00099"
     expected[4]["metadata"]["name"] = "vm-00098"
     assert _batch(texts, expected) == {0, 4}
+
+
+def test_a_value_not_in_the_texts_order_makes_no_template() -> None:
+    """marshal writes pairs in the value's order: the places found must follow the text's, or nothing is told."""
+    assert template("- a: 1\n  b: 2\n", {"b": 2, "a": 1}) is None
+    t = template("- a: 1\n  b: 2\n", {"a": 1, "b": 2})
+    assert t is not None and told(t, "- a: 3\n  b: 4\n") == {"a": 3, "b": 4}
