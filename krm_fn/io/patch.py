@@ -36,7 +36,7 @@ import marshal
 import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Generator
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any, NamedTuple
 
 from yaml import events as ev
@@ -637,13 +637,9 @@ class Spliced:
         mapping's column (and hold no tab). ``tests/unit/io/test_linescan.py`` runs this against
         :meth:`_sites_stand` on random and noisy layouts."""
         deepest = max([site.column for site in self._sites])
-        if deepest and _shallow_comment(deepest).search(self.text) is not None:
+        if deepest and _comment_left_of(self.text, deepest):
             return False
-        for edit in self._edited:
-            written = edit.replacement
-            if "\t" in written or _shallow(edit.column).search(written, 0, len(written) - 1) is not None:
-                return False
-        return True
+        return all(_written_stands(edit.replacement, edit.column) for edit in self._edited)
 
     def _spans(self, lengths: list[int]) -> list[tuple[int, int]]:
         """Each site's ``(lo, hi)`` in the text whose edits have the ``lengths`` given (the spliced text, or the
@@ -877,10 +873,22 @@ def _shallow(column: int) -> re.Pattern[str]:
     return re.compile(r"\n(?! {%d}| *$)" % column, re.M)
 
 
-@cache
-def _shallow_comment(column: int) -> re.Pattern[str]:
-    """A line after the first whose first character but spaces is ``#``, indented less than ``column``."""
-    return re.compile(r"\n {0,%d}#" % (column - 1))
+def _comment_left_of(text: str, column: int) -> bool:
+    """Whether a line after the first has ``#`` as its first character but spaces, indented less than ``column``
+    (found from each ``#``: a text holds few)."""
+    at = text.find("#")
+    while at >= 0:
+        line_start = text.rfind("\n", 0, at) + 1
+        if 0 < line_start and at - line_start < column and not text[line_start:at].strip(" "):
+            return True
+        at = text.find("#", at + 1)
+    return False
+
+
+@lru_cache(maxsize=4096)  # a fleet's splices write the same texts (patch._pairs_text)
+def _written_stands(written: str, column: int) -> bool:
+    """Whether ``written``'s lines after the first are blank or indented to ``column``, without a tab."""
+    return "\t" not in written and _shallow(column).search(written, 0, len(written) - 1) is None
 
 
 def _emit_pairs(e: Emitter, pairs: dict[str, Any], column: int) -> str:

@@ -194,3 +194,15 @@ def test_the_pairs_an_item_read_back_whole_gets_are_remembered_per_exact_value_a
 
     assert _pairs_text(e, {"a": {"b": Tagged("x")}}, 0) == "a:\n  b: x\n"  # marshal writes no str subclass
     assert len(e.memo) == 2 * len(nested)
+
+
+@settings(max_examples=count(300, 3000), deadline=None)
+@given(st.text(alphabet=" #\na-", max_size=40), st.integers(min_value=1, max_value=8))
+def test_a_comment_left_of_a_column_is_found_from_each_hash(text: str, column: int) -> None:
+    """patch._comment_left_of is the line scan it replaced: a line after the first, spaces, then ``#``, left of
+    ``column``."""
+    import re
+
+    from krm_fn.io.patch import _comment_left_of
+
+    assert _comment_left_of(text, column) is (re.search(r"\n {0,%d}#" % (column - 1), text) is not None)
