@@ -43,7 +43,7 @@ _DIGIT = re.compile("[0-9]")
 
 def zeroed(text: str) -> bytes:
     """``text`` with every ASCII digit read as 0: texts alike but for their digits have the same."""
-    return text.encode().translate(ZEROED)
+    return text.encode("utf-8", "surrogatepass").translate(ZEROED)  # a lone surrogate is the writer's to refuse
 
 
 class _Scalar(NamedTuple):

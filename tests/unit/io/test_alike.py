@@ -216,3 +216,9 @@ def test_a_value_not_in_the_texts_order_makes_no_template() -> None:
     assert template("- a: 1\n  b: 2\n", {"b": 2, "a": 1}) is None
     t = template("- a: 1\n  b: 2\n", {"a": 1, "b": 2})
     assert t is not None and told(t, "- a: 3\n  b: 4\n") == {"a": 3, "b": 4}
+
+
+def test_a_lone_surrogate_does_not_stop_the_grouping() -> None:
+    """The output's writer refuses a lone surrogate with a result (process.encode); grouping texts must not fail
+    first."""
+    assert zeroed("- a: \ud8001\n") == zeroed("- a: \ud8002\n") != zeroed("- a: \ud8003x\n")
