@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from krm_fn.catalog.errors import CatalogError, keypath
 from krm_fn.config import Config, load
 from krm_fn.errors import ConfigError, FnError, InputError, shown
-from krm_fn.io.resourcelist import (ResourceList, dump_resource_list, line_of, parse_resource_list, put_aside,
+from krm_fn.io.resourcelist import (ResourceList, line_of, parse_resource_list, put_aside, resource_list_parts,
                                     set_aside, with_set_aside)
 from krm_fn.kube import kpt_annotations
 from krm_fn.kube.meta import annotations_of
@@ -86,8 +86,8 @@ def process(data: bytes, options: Options | None = None) -> Output:
     items = with_set_aside(rl, items)
     # items written by two processes already: forking this big process again to write what is left (the
     # generated revisions) was measured to gain nothing but copy-on-write memory
-    text = dump_resource_list(rl, items, rl.results + [r.to_obj() for r in results], 1 if written else opts.workers)
-    return Output(encode(text), results, exit_code(results))
+    parts = resource_list_parts(rl, items, rl.results + [r.to_obj() for r in results], 1 if written else opts.workers)
+    return Output(encode("".join(parts)), results, exit_code(results))
 
 
 def process_stream(config: Source, sources: Sequence[Source], options: Options | None = None) -> Output:

@@ -485,6 +485,13 @@ def dump_resource_list(rl: ResourceList, items: Sequence[OutItem], results: list
     """The output ResourceList: items (source text when unchanged), functionConfig, results.
 
     ``workers``: processes that may write items (see :mod:`krm_fn.io.split`); the text is the same."""
+    return "".join(resource_list_parts(rl, items, results, workers))
+
+
+def resource_list_parts(rl: ResourceList, items: Sequence[OutItem], results: list[Obj], workers: int = 1
+                        ) -> list[str]:
+    """:func:`dump_resource_list`'s text in parts (each item's among them): a long output is joined only once,
+    where it is written (a 10k-VM list's 22-36 MB)."""
     e = Emitter()
     shared = e.shared = _shared_values(rl, items)
     out = e.out
@@ -499,10 +506,10 @@ def dump_resource_list(rl: ResourceList, items: Sequence[OutItem], results: list
         part.shared = shared
         read.index_originals()
 
-        def entries(lo: int, hi: int) -> str:
-            return "".join(_write_items(rl, part, items[lo:hi], as_entry=True))
+        def entries(lo: int, hi: int) -> list[str]:
+            return _write_items(rl, part, items[lo:hi], as_entry=True)
 
-        out.append(write_parts(_write_costs(rl, items), entries, workers))
+        out += write_parts(_write_costs(rl, items), entries, workers)
     if rl.function_config is not None:
         e.mapping({"functionConfig": rl.function_config}, "")
     if read.extra:
@@ -510,7 +517,7 @@ def dump_resource_list(rl: ResourceList, items: Sequence[OutItem], results: list
     if results:
         e.mapping({"results": results}, "")
     check_emitted(e.take_owed())
-    return e.text()
+    return out
 
 
 def _take(e: Emitter) -> str:
@@ -624,8 +631,8 @@ def dump_stream(rl: ResourceList, items: Sequence[OutItem], workers: int = 1) ->
     e.shared = _shared_values(rl, items)
     rl._read.index_originals()
 
-    def documents(lo: int, hi: int) -> str:
+    def documents(lo: int, hi: int) -> list[str]:
         texts = _write_items(rl, e, items[lo:hi], as_entry=False)
-        return "".join(f"---\n{t}" if lo + i else t for i, t in enumerate(texts))
+        return [f"---\n{t}" if lo + i else t for i, t in enumerate(texts)]
 
-    return write_parts(_write_costs(rl, items), documents, workers)
+    return "".join(write_parts(_write_costs(rl, items), documents, workers))

@@ -26,26 +26,29 @@ BLOCK = 128  # items per block: blocks alternate between the two processes, whic
 _SIZE = 8
 
 
-def write_parts(costs: list[int], write: Callable[[int, int], str], workers: int) -> str:
+def write_parts(costs: list[int], write: Callable[[int, int], list[str]], workers: int) -> list[str]:
     """``write(0, len(costs))``, as blocks ``write(lo, hi)``; with ``workers >= 2`` the odd blocks are written by
-    a forked child. ``costs`` (1 for an item to write, 0 for one passed through) decide whether to fork."""
+    a forked child. ``costs`` (1 for an item to write, 0 for one passed through) decide whether to fork. The texts
+    are returned as written (the output is their concatenation): a long list's output is joined once, by the caller."""
     n = len(costs)
     if workers < 2 or sum(costs) < MIN_WORK:
         return write(0, n)
     blocks = [(lo, min(lo + BLOCK, n)) for lo in range(0, n, BLOCK)]
     theirs = blocks[1::2]
     forked = fork_map(lambda: [write(lo, hi) for lo, hi in blocks[::2]],
-                      lambda: _encode([write(lo, hi) for lo, hi in theirs]))
+                      lambda: _encode(["".join(write(lo, hi)) for lo, hi in theirs]))
     if forked is None:  # no child: everything here
         return write(0, n)
     ours, data = forked
     parts = _decode(data, len(theirs)) if data is not None else None
     if parts is None:  # the child failed: write its blocks here
-        parts = [write(lo, hi) for lo, hi in theirs]
-    merged = [""] * len(blocks)
-    merged[::2] = ours
-    merged[1::2] = parts
-    return "".join(merged)
+        parts = ["".join(write(lo, hi)) for lo, hi in theirs]
+    merged: list[str] = []
+    for at, texts in enumerate(ours):
+        merged += texts
+        if at < len(parts):
+            merged.append(parts[at])
+    return merged
 
 
 def fork_map(ours: Callable[[], T], theirs: Callable[[], bytes]) -> tuple[T, bytes | None] | None:
@@ -115,11 +118,11 @@ class Child:
         """Wait for the child: its bytes, or None when it failed in any way."""
         if not self._done:
             try:
-                data = _read_all(self._fd)
+                data = _read_sized(self._fd)
             finally:
                 self._finish(kill=False)
-            if self._status == 0 and len(data) >= _SIZE and int.from_bytes(data[:_SIZE], "little") == len(data) - _SIZE:
-                self._data = data[_SIZE:]
+            if self._status == 0:
+                self._data = data
         return self._data
 
     def cancel(self) -> None:
@@ -150,9 +153,9 @@ class Child:
         code = 1
         try:
             if data is not None:
-                view = memoryview(len(data).to_bytes(_SIZE, "little") + data)
-                while view:
-                    view = view[os.write(self._fd, view):]
+                for view in (memoryview(len(data).to_bytes(_SIZE, "little")), memoryview(data)):  # no copy of data
+                    while view:
+                        view = view[os.write(self._fd, view):]
                 code = 0
         except BaseException:  # noqa: BLE001 - the parent does this part itself
             pass
@@ -178,10 +181,24 @@ def _decode(data: bytes, count: int) -> list[str] | None:
     return parts
 
 
-def _read_all(fd: int) -> bytes:
-    chunks: list[bytes] = []
-    while True:
-        chunk = os.read(fd, 1 << 20)
-        if not chunk:
-            return b"".join(chunks)
-        chunks.append(chunk)
+def _read_exactly(fd: int, buffer: bytearray) -> bool:
+    """Fill ``buffer`` from ``fd``; False when the pipe ends first."""
+    view = memoryview(buffer)
+    while view:
+        got = os.readv(fd, [view])
+        if not got:
+            return False
+        view = view[got:]
+    return True
+
+
+def _read_sized(fd: int) -> bytes | None:
+    """What the child sent (its length first, then the bytes: read into one buffer of that length, not joined
+    from chunks and cut); None when the pipe holds anything else."""
+    head = bytearray(_SIZE)
+    if not _read_exactly(fd, head):
+        return None
+    data = bytearray(int.from_bytes(head, "little"))
+    if not _read_exactly(fd, data) or os.read(fd, 1):
+        return None
+    return data  # type: ignore[return-value]  # a bytearray: bytes-like for pickle and _decode, never copied
