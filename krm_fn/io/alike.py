@@ -3,7 +3,8 @@
 :class:`krm_fn.io.verify.ReadBacks` reads every whole item it owes. A fleet's spliced VMs differ mostly in
 numbers (``vm-00012``, ``storage: 30Gi``, an index annotation), so their texts are the same but for their ASCII
 digits. Reading one such text with marks (:func:`template`) tells what every other text alike reads as
-(:func:`derive`), without reading it:
+(:func:`changes`), without reading it; the read-back compares that as marshal's bytes (:func:`marshalled`) or,
+where those differ, as the value (:func:`derive`):
 
 * **The same events.** libyaml looks at which digit a character is only in a directive's version, a block
   scalar's indentation indicator (``|2``), an escape (``\\x41``, whose code it also checks), a tag's URI and an
@@ -21,7 +22,7 @@ digits. Reading one such text with marks (:func:`template`) tells what every oth
 
 The template's value is the one its own read-back gave (the loader's, or the yaml-rs lane's, proven the same)
 and matched what it must mean; the walk that finds its scalars' paths checks each value it finds there.
-``tests/unit/io/test_alike.py`` runs :func:`derive` against the loader on texts whose digits are drawn again.
+``tests/unit/io/test_alike.py`` runs what is told against the loader on texts whose digits are drawn again.
 """
 
 from __future__ import annotations
