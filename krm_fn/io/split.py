@@ -51,7 +51,7 @@ def write_parts(costs: list[int], write: Callable[[int, int], list[str]], worker
     return merged
 
 
-def fork_map(ours: Callable[[], T], theirs: Callable[[], bytes]) -> tuple[T, bytes | None] | None:
+def fork_map(ours: Callable[[], T], theirs: Callable[[], bytes]) -> tuple[T, bytearray | None] | None:
     """``theirs()`` in a forked child while ``ours()`` runs here: ``(ours(), theirs' bytes)``.
 
     None when no child could be started (nothing ran: the caller does it all); the bytes are None when the
@@ -85,7 +85,7 @@ class Child:
     def __init__(self, pid: int, fd: int) -> None:
         self._pid = pid  # 0 in the child
         self._fd = fd  # the pipe's read end here, its write end in the child
-        self._data: bytes | None = None
+        self._data: bytearray | None = None
         self._done = False
         self._status = -1
 
@@ -114,7 +114,7 @@ class Child:
         os.close(w)
         return cls(pid, r)
 
-    def result(self) -> bytes | None:
+    def result(self) -> bytearray | None:
         """Wait for the child: its bytes, or None when it failed in any way."""
         if not self._done:
             try:
@@ -168,7 +168,7 @@ def _encode(parts: list[str]) -> bytes:
     return b"".join(len(p).to_bytes(_SIZE, "little") for p in encoded) + b"".join(encoded)
 
 
-def _decode(data: bytes, count: int) -> list[str] | None:
+def _decode(data: bytes | bytearray, count: int) -> list[str] | None:
     """The child's blocks, or None when ``data`` is not ``count`` complete blocks."""
     at = count * _SIZE
     sizes = [int.from_bytes(data[i:i + _SIZE], "little") for i in range(0, at, _SIZE)]
@@ -192,7 +192,7 @@ def _read_exactly(fd: int, buffer: bytearray) -> bool:
     return True
 
 
-def _read_sized(fd: int) -> bytes | None:
+def _read_sized(fd: int) -> bytearray | None:
     """What the child sent (its length first, then the bytes: read into one buffer of that length, not joined
     from chunks and cut); None when the pipe holds anything else."""
     head = bytearray(_SIZE)
@@ -201,4 +201,4 @@ def _read_sized(fd: int) -> bytes | None:
     data = bytearray(int.from_bytes(head, "little"))
     if not _read_exactly(fd, data) or os.read(fd, 1):
         return None
-    return data  # type: ignore[return-value]  # a bytearray: bytes-like for pickle and _decode, never copied
+    return data
