@@ -222,3 +222,56 @@ def test_a_lone_surrogate_does_not_stop_the_grouping() -> None:
     """The output's writer refuses a lone surrogate with a result (process.encode); grouping texts must not fail
     first."""
     assert zeroed("- a: \ud8001\n") == zeroed("- a: \ud8002\n") != zeroed("- a: \ud8003x\n")
+
+
+def _v15_fleet(vms: int) -> bytes:
+    renderer: str = bench_module("run").RENDERER.format(mode="expand")
+    return (bench_module("synth").resource_list(vms) + renderer + "    kubevirtVersion: v1.5\n").encode()
+
+
+def _items(data: bytes) -> list[str]:
+    """The output's ``- `` entries, each as written."""
+    items = data.decode().split("\nitems:\n", 1)[1].split("\nfunctionConfig:", 1)[0] + "\n"
+    return [item for item in re.split(r"(?m)^(?=- )", items) if item]
+
+
+def test_a_fleets_told_read_back_catches_one_wrong_digit(monkeypatch: pytest.MonkeyPatch) -> None:
+    """v1.5's expansions of a fleet are spliced and told from one read each; a digit spliced wrong into one VM
+    (its memory request) makes that VM's told value differ from its object: it alone is written fresh."""
+    from krm_fn.io import patch as patch_module
+    from krm_fn.process import Options, process
+
+    fleet = _v15_fleet(300)
+    right = process(fleet, Options(workers=1))
+    calls: list[str] = []
+    real_changes, real_pairs = alike_module.changes, patch_module._pairs_text
+
+    def counted(t: Any, text: str) -> Any:
+        calls.append(text)
+        return real_changes(t, text)
+
+    seen: dict[bytes, int] = {}
+    wrong_text: list[str] = []
+
+    def one_wrong(e: Any, pairs: dict[str, Any], column: int) -> str:
+        text = real_pairs(e, pairs, column)
+        if "resources" in pairs and not wrong_text:
+            key = marshal.dumps(pairs, 2)
+            seen[key] = seen.get(key, 0) + 1
+            if seen[key] == 6:  # a VM with five alike before it: its group's template was read before it
+                bad = re.sub(r"(requests:\n +memory: )([0-9])", lambda m: m[1] + str((int(m[2]) + 1) % 10), text)
+                assert bad != text
+                wrong_text.append(bad)
+                return bad
+        return text
+
+    monkeypatch.setattr(verify_module, "ALIKE_MIN", 2)
+    monkeypatch.setattr(verify_module, "changes", counted)
+    monkeypatch.setattr(patch_module, "_pairs_text", one_wrong)
+    wrong = process(fleet, Options(workers=1))
+    assert wrong_text and any(wrong_text[0] in text for text in calls)  # the wrong VM was told, not read
+    assert wrong.exit_code == right.exit_code == 0
+    assert [loaded(item) for item in _items(wrong.data)] == [loaded(item) for item in _items(right.data)]
+    differ = [i for i, (a, b) in enumerate(zip(_items(wrong.data), _items(right.data), strict=True)) if a != b]
+    assert len(differ) == 1  # that VM alone: written fresh (the emitter's quoting), where the others are spliced
+    assert "index: '0'" in _items(right.data)[differ[0]] and "index: '0'" not in _items(wrong.data)[differ[0]]
