@@ -9,6 +9,8 @@ The default counts are sized for the README's ``pytest -q``; ``KUBEVIRT_KRM_DEEP
 from __future__ import annotations
 
 import os
+import random
+import re
 import secrets
 
 SEED_VARIABLE = "KUBEVIRT_KRM_SEED"
@@ -37,6 +39,12 @@ def count(quick: int, deep: int, variable: str | None = None) -> int:
     if variable and os.environ.get(variable):
         return int(os.environ[variable])
     return deep if DEEP else quick
+
+
+def digits_drawn_again(rng: random.Random, text: str) -> str:
+    """``text`` with about half of its ASCII digits drawn again (a text alike but for its digits: the splice
+    locator's recalled answers, the read-back's told values)."""
+    return re.sub("[0-9]", lambda m: rng.choice("0123456789") if rng.random() < 0.5 else m.group(), text)
 
 
 def describe() -> str:

@@ -31,11 +31,10 @@ import marshal
 import re
 from typing import Any, NamedTuple
 
-from krm_fn.errors import InputError
 
 # every ASCII digit read as 0: what texts alike but for their digits share (UTF-8 never holds those bytes
 # inside another character)
-ZEROED = bytes.maketrans(b"123456789", b"000000000")
+_ZEROED = bytes.maketrans(b"123456789", b"000000000")
 # where a digit may be more than a character (see the module's docstring), or a node that is no plain value: a
 # backslash (escapes), a tag, an anchor, an alias, a directive, a block scalar's indentation indicator
 _UNALIKE = re.compile(r"[\\!&*%]|[|>][-+]?[0-9]")
@@ -44,7 +43,7 @@ _DIGIT = re.compile("[0-9]")
 
 def zeroed(text: str) -> bytes:
     """``text`` with every ASCII digit read as 0: texts alike but for their digits have the same."""
-    return text.encode("utf-8", "surrogatepass").translate(ZEROED)  # a lone surrogate is the writer's to refuse
+    return text.encode("utf-8", "surrogatepass").translate(_ZEROED)  # a lone surrogate is the writer's to refuse
 
 
 class _Scalar(NamedTuple):
@@ -84,9 +83,7 @@ def template(text: str, value: dict[str, Any]) -> Template | None:
             return None
         blob = marshal.dumps(value, 2)
         places = _places(value, blob, scalars)
-    except (InputError, ValueError, LookupError, TypeError):
-        return None
-    except Exception:  # noqa: BLE001 - libyaml's errors (yaml.YAMLError): the template just is not made
+    except Exception:  # noqa: BLE001 - libyaml's errors, the loader's InputError, a path the value lacks: no template
         return None
     if places is None:
         return None
@@ -175,10 +172,7 @@ def _places(value: dict[str, Any], blob: bytes, scalars: list[_Scalar]) -> list[
     places = [(0, 0)] * len(scalars)
     shift = 0  # how much longer the sentinels before are than the values they stand for
     for at, i in found:
-        node: Any = value
-        for step in scalars[i].path:
-            node = node[step]
-        length = len(marshal.dumps(node, 2))
+        length = len(marshal.dumps(_at(value, scalars[i].path), 2))
         places[i] = (at - shift, at - shift + length)
         shift += len(marshal.dumps(by_index[i], 2)) - length
     if found and found[0][0] < 0 or marshalled(probe._replace(places=tuple(places)), sentinels) != written:
@@ -282,8 +276,8 @@ def _scalar(text: str, event: Any, path: tuple[Any, ...], key: bool) -> _Scalar:
     parts = _DIGIT.split(raw)
     kept = len(parts) - 1 == len(offsets)  # every digit of its text is one of its value's, in order
     plain = not event.style and bool(event.implicit[0])
-    cut = _cut(text[start:end], raw, event.style)
-    return _Scalar(start, end, text[start:end], path, key, cut, parts if kept else None, offsets, plain)
+    span = text[start:end]
+    return _Scalar(start, end, span, path, key, _cut(span, raw, event.style), parts if kept else None, offsets, plain)
 
 
 def _cut(span: str, raw: str, style: str | None) -> int:
@@ -299,12 +293,16 @@ def _cut(span: str, raw: str, style: str | None) -> int:
 _KEY: Any = object()  # _found: only that the key is there
 
 
+def _at(value: Any, path: tuple[Any, ...]) -> Any:
+    """What ``value`` holds at ``path``."""
+    for step in path:
+        value = value[step]
+    return value
+
+
 def _found(value: Any, path: tuple[Any, ...], got: Any) -> bool:
     """Whether ``value`` holds ``got`` at ``path`` (its exact type; with _KEY: whether it holds that key)."""
-    node = value
-    for step in path[:-1]:
-        node = node[step]
-    last = path[-1]
+    node, last = _at(value, path[:-1]), path[-1]
     if got is _KEY:
         return type(node) is dict and last in node
     there = node[last]

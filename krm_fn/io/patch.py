@@ -32,7 +32,6 @@ then decided from what the search established (:meth:`Spliced._stands_as_searche
 
 from __future__ import annotations
 
-import marshal
 import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Generator
@@ -41,11 +40,12 @@ from typing import Any, NamedTuple
 
 from yaml import events as ev
 
-from krm_fn.io.alike import ZEROED
+from krm_fn.io.alike import zeroed
 from krm_fn.io.emitter import Emitter
 from krm_fn.io.linescan import (ALIAS, END, FLOW_MAP, LINE, MAP, OTHER, SCALAR, SEQ, STREAM_END, Event, Unsure,
                                 block_end, closed, collection_end, plain_key, scan, scannable)
 from krm_fn.io.loader import EventParser, key_text, scalar_value
+from krm_fn.io.verify import value_bytes
 
 MAX_EDITS = 16
 
@@ -312,7 +312,7 @@ def _recalled(text: str, edits: Edits, entry: bool) -> Located:
     found stands here at the same place; none stands earlier on a line of the same mapping, which would be the same
     key twice there (the loader refused the source). ``tests/unit/io/test_linescan.py`` runs the recalled
     answer against the search on random layouts whose digits are drawn again."""
-    key = (text.encode("ascii").translate(ZEROED), entry, _shape(edits))  # the search reads ASCII texts only
+    key = (zeroed(text), entry, _shape(edits))
     recipe = _RECIPES.get(key)
     if recipe is not None and all(text.startswith(name, at) and text[at + len(name)] == ":"
                                   for at, name in recipe.named):
@@ -908,10 +908,10 @@ def _pairs_text(e: Emitter, pairs: dict[str, Any], column: int) -> str:
     written (the emitter owes each form once anyway), and each text is read back with its item."""
     if not any(type(v) is dict and v or type(v) is list and v for v in pairs.values()):
         return _emit_pairs(e, pairs, column)
-    try:
-        key = (marshal.dumps(pairs, 2), column)
-    except ValueError:  # a type marshal does not write, or too deep
+    written = value_bytes(pairs)
+    if written is None:  # a type marshal does not write, or too deep
         return _emit_pairs(e, pairs, column)
+    key = (written, column)
     memo = e.memo
     text = memo.get(key)
     if text is None:

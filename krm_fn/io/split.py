@@ -165,7 +165,7 @@ class Child:
 
 def _encode(parts: list[str]) -> bytes:
     encoded = [p.encode("utf-8", "surrogatepass") for p in parts]
-    return b"".join(len(p).to_bytes(_SIZE, "little") for p in encoded) + b"".join(encoded)
+    return b"".join([*(len(p).to_bytes(_SIZE, "little") for p in encoded), *encoded])  # one copy of the texts
 
 
 def _decode(data: bytes | bytearray, count: int) -> list[str] | None:

@@ -21,7 +21,7 @@ from krm_fn.io.alike import Template, changes, derive, marshalled, template, zer
 from krm_fn.io.loader import load_documents
 from krm_fn.io.verify import ALIKE_MIN, ReadBacks, identical
 from tests.conftest import bench_module
-from tests.randomised import SEED, count
+from tests.randomised import SEED, count, digits_drawn_again
 
 
 def loaded(text: str) -> Any:
@@ -101,11 +101,6 @@ KEYS = """\
 """
 
 
-def _drawn_again(rng: random.Random, text: str) -> str:
-    """``text`` with some of its digits drawn again (each kept or redrawn by a coin)."""
-    return re.sub("[0-9]", lambda m: rng.choice("0123456789") if rng.random() < 0.5 else m.group(), text)
-
-
 @pytest.mark.parametrize("text", [SCALARS, STYLES, KEYS, _fleet_vm(0), _fleet_vm(5)],
                          ids=["scalars", "styles", "keys", "vm0", "vm5"])
 def test_a_told_value_is_the_loaders_reading_of_the_text(text: str) -> None:
@@ -114,7 +109,7 @@ def test_a_told_value_is_the_loaders_reading_of_the_text(text: str) -> None:
     rng = random.Random(SEED)
     how_many = 0
     for _ in range(count(150, 1500)):
-        other = _drawn_again(rng, text)
+        other = digits_drawn_again(rng, text)
         assert zeroed(other) == zeroed(text)
         value = told(t, other)
         if value is None:

@@ -15,7 +15,7 @@ from krm_fn.io.linescan import END, FLOW_MAP, MAP, OTHER, SCALAR, SEQ, STREAM_EN
 from krm_fn.io.loader import key_text, scalar_value
 from krm_fn.io.patch import _libyaml_events, locate, plan
 from tests.conftest import REPO
-from tests.randomised import SEED, count
+from tests.randomised import SEED, count, digits_drawn_again
 
 
 def _libyaml(text: str) -> list[tuple[Any, ...]] | None:
@@ -594,11 +594,6 @@ def test_searching_gives_up_where_a_line_could_be_read_otherwise(text: str, new:
 
 # --- the search's answer recalled for a text alike but for its digits (patch._recalled) ------------------------
 
-def _redrawn(rng: random.Random, text: str) -> str:
-    """``text`` with about half of its digits drawn again."""
-    return "".join(rng.choice("0123456789") if c.isdigit() and rng.random() < 0.5 else c for c in text)
-
-
 def _recall(text: str, edits: Any, entry: bool) -> Any:
     from krm_fn.io import patch
 
@@ -637,7 +632,7 @@ def test_a_recalled_answer_is_the_searchs_on_a_text_alike_but_for_its_digits(
         if edits is None or not edits.direct() or _recall(text, edits, entry) is None:
             continue  # kept for the texts alike (when the search answered)
         for _ in range(3):
-            other = _redrawn(rng, text)
+            other = digits_drawn_again(rng, text)
             old = _loaded_item(other)
             if old is None:
                 continue
