@@ -10,14 +10,14 @@ from __future__ import annotations
 
 import dataclasses
 import posixpath
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from krm_fn.catalog.errors import CatalogError, keypath
 from krm_fn.config import Config, load
 from krm_fn.errors import ConfigError, FnError, InputError, shown
-from krm_fn.io.resourcelist import (ResourceList, line_of, parse_resource_list, put_aside, resource_list_parts,
+from krm_fn.io.resourcelist import (ResourceList, line_of, parse_resource_list, put_aside, dump_resource_list,
                                     set_aside, with_set_aside)
 from krm_fn.kube import kpt_annotations
 from krm_fn.kube.meta import annotations_of
@@ -29,8 +29,8 @@ from krm_fn.kubevirt_versions import release
 
 if TYPE_CHECKING:  # imported lazily at run time (start-up time)
     from krm_fn.io.inputs import Source
-    from krm_fn.io.resourcelist import OutItem, Prewritten
-    from krm_fn.io.split import Child
+    from krm_fn.io.write import OutItem, Prewritten
+    from krm_fn.workers import Halves
     from krm_fn.render.rendered import Rendered
     from krm_fn.render.rendering import Rendering
 
@@ -43,7 +43,7 @@ class Options(NamedTuple):
     kpt: bool = False                     # KRM mode: kpt's package-path annotation may name the package (a Kptfile)
     force_kind: str | None = None         # the entry point decides the config kind (legacy plugin layout)
     validate_only: bool = False           # `--validate`: results only, items unchanged
-    workers: int = 1                      # processes that may render and write (Halves, krm_fn/io/split.py)
+    workers: int = 1                      # processes that may render (krm_fn/workers.py)
     fast_yaml: bool = True                # the yaml-rs lane (off under an address-space cap: see cli.py)
     handed_back_limit: int | None = None  # kustomize's legacy exec plugin route: warn above this many resources
 
@@ -81,13 +81,12 @@ class Output(NamedTuple):
 def process(data: bytes, options: Options | None = None) -> Output:
     """KRM mode: bytes of a ResourceList in, bytes of a ResourceList out (always written, even on errors)."""
     opts = options or Options()
-    rl, items, results, written = run_parsed(KrmInput(data), opts)
-    results = unusable_results(rl) + results
-    items = with_set_aside(rl, items)
-    # items written by two processes already: forking this big process again to write what is left (the
-    # generated revisions) was measured to gain nothing but copy-on-write memory
-    parts = resource_list_parts(rl, items, rl.results + [r.to_obj() for r in results], 1 if written else opts.workers)
-    return Output(encode("".join(parts)), results, exit_code(results))
+    ran = run_parsed(KrmInput(data), opts)
+    rl = ran.rl
+    results = unusable_results(rl) + ran.results
+    items = with_set_aside(rl, ran.items)
+    text = dump_resource_list(rl, items, rl.results + [r.to_obj() for r in results], ran.splice)
+    return Output(encode(text), results, exit_code(results))
 
 
 def process_stream(config: Source, sources: Sequence[Source], options: Options | None = None) -> Output:
@@ -95,14 +94,16 @@ def process_stream(config: Source, sources: Sequence[Source], options: Options |
     manifests out (empty unless the run succeeded). Input that cannot be read raises InputError (one line, naming
     the input and a line in it); an item that cannot be processed is an error result on it (the rest is run)."""
     from krm_fn import stream
-    from krm_fn.io.resourcelist import Prewritten, dump_stream
+    from krm_fn.io.resourcelist import dump_stream
+    from krm_fn.io.write import Prewritten
 
     opts = options or Options()
     source = stream_input(config, sources)
     config_id = source.config_id
-    rl, items, results, written = run_parsed(source, opts)
+    ran = run_parsed(source, opts)
+    rl, items = ran.rl, ran.items
     results = unusable_results(rl) + \
-        stream.with_config_file(stream.with_files(rl, results), source.function_config, config.name) + \
+        stream.with_config_file(stream.with_files(rl, ran.results), source.function_config, config.name) + \
         stream.empty_inputs(rl, sources)
     code = exit_code(results)
     if code:
@@ -115,7 +116,7 @@ def process_stream(config: Source, sources: Sequence[Source], options: Options |
         from krm_fn.fleet import legacy_plugin_warning
 
         notice = legacy_plugin_warning(rl.items, len(out), opts.handed_back_limit)
-    return Output(encode(dump_stream(rl, out, 1 if written else opts.workers)), results, code, notice)
+    return Output(encode(dump_stream(rl, out, ran.splice)), results, code, notice)
 
 
 def stream_input(config: Source, sources: Sequence[Source]) -> StreamInput:
@@ -166,17 +167,17 @@ def parse(source: KrmInput | StreamInput, fast: bool = True) -> ResourceList:
     return rl
 
 
-def write_items(source: KrmInput | StreamInput, rl: ResourceList, items: list[Obj]) -> list[str]:
+def write_items(source: KrmInput | StreamInput, rl: ResourceList, items: list[Obj], splice: bool = True) -> list[str]:
     """Each item as the output holds it: a ResourceList entry (KRM mode), or a document, "" for one that is
-    not printed (no object's document is empty)."""
+    not printed (no object's document is empty). ``splice``: changed items keep their source text."""
     from krm_fn.io.resourcelist import document_texts, entry_texts
 
     if isinstance(source, KrmInput):
-        return entry_texts(rl, items)
+        return entry_texts(rl, items, splice)
     from krm_fn import stream
 
     shown = [stream.printed(i, source.config_id) for i in items]
-    texts = iter(document_texts(rl, [stream.unannotated(i) for i, s in zip(items, shown, strict=True) if s]))
+    texts = iter(document_texts(rl, [stream.unannotated(i) for i, s in zip(items, shown, strict=True) if s], splice))
     return [next(texts) if s else "" for s in shown]
 
 
@@ -184,139 +185,105 @@ def _size(source: KrmInput | StreamInput) -> int:
     return len(source.data) if isinstance(source, KrmInput) else sum(len(s.data) for s in source.sources)
 
 
-def run_parsed(source: KrmInput | StreamInput, options: Options
-               ) -> tuple[ResourceList, Sequence[OutItem], list[Result], bool]:
-    """:func:`parse` then :func:`run`: with ``options.workers >= 2`` and a long input, a long list is rendered
-    by two processes (:class:`Halves`), its items written (:func:`write_items`) as they are rendered. Returns
-    the list, the output items and results, and whether the items were written so."""
-    halves = Halves.start(source, options) if options.workers >= 2 and _size(source) >= SPLIT_MIN_BYTES else None
+def run_parsed(source: KrmInput | StreamInput, options: Options) -> Ran:
+    """:func:`parse` then :func:`run`. With ``options.workers >= 2`` and a long input, a long list is rendered
+    by two processes (:class:`krm_fn.workers.Halves`), its items written (:func:`write_items`) as they are
+    rendered."""
+    from krm_fn.workers import SPLIT_MIN_BYTES, Halves
+
+    halves = None
+    if options.workers >= 2 and _size(source) >= SPLIT_MIN_BYTES:
+        halves = Halves.start(lambda: _theirs(source, options))
     try:
         rl = parse(source, options.fast_yaml)  # InputError propagates: nothing sensible to write
-        items, results = run(rl, options, halves)
+        in_two = None if halves is None else _in_two(halves, source, rl)
+        items, results = run(rl, options, in_two)
     finally:
         if halves is not None:
             halves.stop()
-    return rl, items, results, halves is not None and halves.used
+    return Ran(rl, items, results, halves is not None and halves.used, _splices(rl, options))
 
 
-# Rendering on two processes: below these sizes a second process costs more than it saves.
-SPLIT_MIN_BYTES = 1 << 20
-SPLIT_MIN_ITEMS = 1000
+class Ran(NamedTuple):
+    """What :func:`run_parsed` did: the list, the output items and results, whether the items were written
+    already (by two processes), and whether changed items keep their source text (:func:`_splices`)."""
+
+    rl: ResourceList
+    items: Sequence[OutItem]
+    results: list[Result]
+    written: bool
+    splice: bool
 
 
-class Halves:
-    """Render a long list on two processes, each rendering and writing every other block of items.
-
-    The child is forked *before* parsing (so neither process pays copy-on-write faults on the other's data) and
-    parses the same input and prepares the same run (:func:`_rendering`): when the run renders in halves
-    (:func:`_in_halves`), it renders the odd blocks, writes their items, and sends back texts, results and the
-    revisions they need. Rendering an item does not depend on the others (``krm_fn.render.rendering.Rendering``),
-    so what it renders is what this process would; if the child fails in any way, this process renders its
-    blocks too. When the run does not render in halves (another kind of config, a short list,
-    ``validateOutput``), the child sends nothing and this process does everything, as without it.
-    """
-
-    def __init__(self, child: Child, source: KrmInput | StreamInput, options: Options) -> None:
-        self._child = child
-        self._source = source
-        self._options = options
-        self.used = False  # the run reached render()
-
-    @classmethod
-    def start(cls, source: KrmInput | StreamInput, options: Options) -> Halves | None:
-        """The child forked (None when it cannot be); in the child, its part is done and it exits here."""
-        from krm_fn.io.split import Child
-
-        child = Child.start()
-        if child is None:
-            return None
-        if child.in_child:  # pragma: no cover - the child process (its bytes are asserted through the parent's)
-            with child.sending() as out:  # the child ends with this block, whatever happens in it
-                out.append(cls(child, source, options).theirs())
-        return cls(child, source, options)
-
-    def stop(self) -> None:
-        self._child.cancel()
-
-    def render(self, rl: ResourceList, rendering: Rendering) -> list[Rendered[Prewritten]]:
-        """Every item rendered, in order, and already written (``Prewritten``)."""
-        import pickle
-
-        self.used = True
-        ours, theirs = _blocks(len(rendering.items))
-        mine = self._rendered(rl, rendering, ours)
-        data = self._child.result()
-        if data:
-            from krm_fn.io.resourcelist import Prewritten
-            from krm_fn.render.rendered import Rendered
-
-            # our own child's bytes, through a private pipe
-            sent = [Rendered(Prewritten(text), results, revisions)
-                    for text, results, revisions in pickle.loads(data)]
-        else:
-            sent = self._rendered(rl, rendering, theirs)
-        in_order: dict[int, Rendered[Prewritten]] = {}
-        for indexes, part in ((ours, mine), (theirs, sent)):
-            in_order.update(zip(indexes, part, strict=True))
-        return [in_order[i] for i in range(len(rendering.items))]
-
-    def theirs(self) -> bytes:
-        """In the child: the odd blocks rendered and written, as bytes for the parent; b"" when the run does
-        not render in halves."""
-        import pickle
-
-        rl = parse(self._source, self._options.fast_yaml)
-        configured = _configured(rl, self._options)
-        if isinstance(configured, list) or configured[0].kind == KIND_CATALOG:
-            return b""  # nothing for two processes: the parent does it all
-        rendering = _rendering(rl, *configured[:2])
-        if rendering is None or not _in_halves(rendering):
-            return b""
-        done = self._rendered(rl, rendering, _blocks(len(rendering.items))[1])
-        return pickle.dumps([(d.item.text, d.results, d.revisions) for d in done], protocol=pickle.HIGHEST_PROTOCOL)
-
-    def _rendered(self, rl: ResourceList, rendering: Rendering, indexes: list[int]) -> list[Rendered[Prewritten]]:
-        """The items of ``indexes`` rendered and written (``Prewritten``; "" when nothing is written)."""
-        from krm_fn.io.resourcelist import Prewritten
-        from krm_fn.render.rendered import Rendered
-
-        done = [rendering.item(i) for i in indexes]
-        if rendering.spec.mode == "validate":  # the output is the input: nothing to write
-            texts = [""] * len(done)
-        else:
-            texts = write_items(self._source, rl, [d.item for d in done])
-        return [Rendered(Prewritten(text), d.results, d.revisions) for d, text in zip(done, texts, strict=True)]
+def _splices(rl: ResourceList, options: Options) -> bool:
+    """Whether changed items are spliced into their source text: not in expand mode, where every VM the renderer
+    changes is its expansion, written fresh (README, "YAML fidelity")."""
+    try:
+        config = load(rl.function_config, force_kind=options.force_kind)
+    except ConfigError:
+        return True
+    return options.validate_only or getattr(config.spec, "mode", None) != "expand"
 
 
-def _blocks(n: int) -> tuple[list[int], list[int]]:
-    """The indexes of ``n`` items in the even blocks (this process) and the odd ones (the child)."""
-    from krm_fn.io.split import BLOCK
+def _in_two(halves: Halves, source: KrmInput | StreamInput, rl: ResourceList
+            ) -> Callable[[Rendering], list[Rendered[Prewritten]]]:
+    """What renders a list on two processes: ``halves`` with this process's blocks rendered and written here."""
+    def render(rendering: Rendering) -> list[Rendered[Prewritten]]:
+        splice = rendering.spec.mode != "expand"
+        return halves.render(len(rendering.items), lambda indexes: _written(source, rl, rendering, indexes, splice))
+    return render
 
-    blocks = [range(lo, min(lo + BLOCK, n)) for lo in range(0, n, BLOCK)]
-    return [i for block in blocks[::2] for i in block], [i for block in blocks[1::2] for i in block]
+
+def _theirs(source: KrmInput | StreamInput, options: Options) -> list[Rendered[Prewritten]] | None:
+    """In the child: the odd blocks rendered and written; None when the run does not render in halves."""
+    from krm_fn.workers import blocks
+
+    rl = parse(source, options.fast_yaml)
+    configured = _configured(rl, options)
+    if isinstance(configured, list) or configured[0].kind == KIND_CATALOG:
+        return None  # nothing for two processes: the parent does it all
+    rendering = _rendering(rl, *configured[:2])
+    if rendering is None or not _in_halves(rendering):
+        return None
+    return _written(source, rl, rendering, blocks(len(rendering.items))[1], rendering.spec.mode != "expand")
 
 
-def run(rl: ResourceList, options: Options, halves: Halves | None = None) -> tuple[Sequence[OutItem], list[Result]]:
-    """Apply the configured function to ``rl``; returns the output items and our results. With ``halves``,
-    a long list of items to render is rendered by two processes (:class:`Halves`)."""
+def _written(source: KrmInput | StreamInput, rl: ResourceList, rendering: Rendering, indexes: list[int],
+             splice: bool) -> list[Rendered[Prewritten]]:
+    """The items of ``indexes`` rendered and written (``Prewritten``; "" when nothing is written)."""
+    from krm_fn.io.write import Prewritten
+    from krm_fn.render.rendered import Rendered
+
+    done = [rendering.item(i) for i in indexes]
+    if rendering.spec.mode == "validate":  # the output is the input: nothing to write
+        texts = [""] * len(done)
+    else:
+        texts = write_items(source, rl, [d.item for d in done], splice)
+    return [Rendered(Prewritten(text), d.results, d.revisions) for d, text in zip(done, texts, strict=True)]
+
+
+def run(rl: ResourceList, options: Options, in_two: Callable[[Rendering], list[Rendered[Prewritten]]] | None = None
+        ) -> tuple[Sequence[OutItem], list[Result]]:
+    """Apply the configured function to ``rl``; returns the output items and our results. With ``in_two``, a
+    long list of items to render is rendered by two processes (:func:`run_parsed`)."""
     configured = _configured(rl, options)
     if isinstance(configured, list):
         return rl.items, configured
     config, options, said = configured
-    items, results = _run(rl, config, options, halves)
+    items, results = _run(rl, config, options, in_two)
     return items, said + results
 
 
-def _run(rl: ResourceList, config: Config, options: Options, halves: Halves | None
-         ) -> tuple[Sequence[OutItem], list[Result]]:
+def _run(rl: ResourceList, config: Config, options: Options,
+         in_two: Callable[[Rendering], list[Rendered[Prewritten]]] | None) -> tuple[Sequence[OutItem], list[Result]]:
     try:
         if config.kind == KIND_CATALOG:
             return _generate(rl, config, options)
         rendering = _rendering(rl, config, options)
         if rendering is None:  # nothing to render
             return rl.items, []
-        if halves is not None and _in_halves(rendering):
-            return rendering.finish(halves.render(rl, rendering))
+        if in_two is not None and _in_halves(rendering):
+            return rendering.finish(in_two(rendering))
         return rendering.finish(rendering.every_item())
     except InputError:
         raise
@@ -527,5 +494,7 @@ def _rendering(rl: ResourceList, config: Config, options: Options) -> Rendering 
 
 
 def _in_halves(rendering: Rendering) -> bool:
-    """Whether two processes render the list (:class:`Halves`): a long list, rendered item by item."""
+    """Whether two processes render the list (:func:`run_parsed`): a long list, rendered item by item."""
+    from krm_fn.workers import SPLIT_MIN_ITEMS
+
     return rendering.per_item and len(rendering.items) >= SPLIT_MIN_ITEMS and not rendering.spec.validate_output

@@ -24,7 +24,8 @@ from typing import Any
 
 from krm_fn.errors import InputError
 from krm_fn.io.inputs import Skipped, Source
-from krm_fn.io.resourcelist import Origin, ResourceList, line_of, lines_of, origin_of, put_aside, set_aside
+from krm_fn.io.source import Origin
+from krm_fn.io.resourcelist import ResourceList, line_of, lines_of, origin_of, put_aside, set_aside
 from krm_fn.kube.api import ANN_LEGACY_INDEX, ANN_LEGACY_PATH, FN_GROUP
 from krm_fn.kube import kpt_annotations
 from krm_fn.kube.identity import ObjectId, group_of, object_id

@@ -20,7 +20,7 @@ from krm_fn.io.scalars import double_quoted, format_float, literal_ok, plain_ok
 class Emitter:
     """Writes values into a list of string chunks. One instance per output (its cache is per run)."""
 
-    __slots__ = ("out", "_scalars", "shared", "_shared_text", "_keys", "_numbers", "_blocks", "_owed", "memo")
+    __slots__ = ("out", "_scalars", "shared", "_shared_text", "_keys", "_numbers", "_blocks", "_owed")
 
     def __init__(self) -> None:
         self.out: list[str] = []
@@ -34,8 +34,6 @@ class Emitter:
         # their text is written once per indentation and reused. The caller keeps those values alive.
         self.shared: frozenset[int] = frozenset()
         self._shared_text: dict[tuple[int, str], str] = {}
-        # texts a caller remembers per value it wrote with this emitter (every form in them was owed here once)
-        self.memo: dict[Any, str] = {}
 
     def text(self) -> str:
         return "".join(self.out)

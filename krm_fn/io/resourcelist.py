@@ -1,76 +1,29 @@
 """ResourceList and plain YAML stream I/O (kpt SDK ``resourcelist.go``; kustomize ``kio``).
 
-Items keep their source text: an item the function returns unchanged (the *same object*) is written
-back from that text, so kpt sees exactly what it sent (quotes, block styles, flow maps, key order,
-every annotation). Only items we changed or generated go through :mod:`krm_fn.io.emitter`. Comments
-inside a passed-through item are kept; comments we drop on changed items kpt restores from its ids.
-
-No text is written before it is proven to mean its item (:mod:`krm_fn.io.verify`): source text copied where
-the copy provably reads the same, else read back; splices read back where they edited; emitted forms read
-back once each. Line breaks are LF in and out (:func:`decode`).
+:class:`ResourceList` is the SDK's model. :func:`parse_resource_list` and :func:`parse_sources` read it, and
+:func:`dump_resource_list` and :func:`dump_stream` write it. How the list was read stays private to the list
+(``_read``, :class:`krm_fn.io.source.Read`): it is what lets an unchanged item be written back as its source
+text. Each item's text is :func:`krm_fn.io.write.write_items`'. Line breaks are LF in and out (:func:`decode`).
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any
 
 from krm_fn.errors import InputError
 from krm_fn.io.document import Document
 from krm_fn.io.emitter import Emitter
 from krm_fn.io.fastload import load_plain, load_resource_list
 from krm_fn.io.inputs import Joined, Skipped, Source, keep_whole_lines, read_documents, without_document_boms
-from krm_fn.io.split import write_parts
-from krm_fn.io.verify import ReadBacks, check_emitted, has_directives, hazard
-from krm_fn.kube.api import ANN_ID, INSTANCETYPE_GROUP, RESOURCE_LIST_API_VERSION, RESOURCE_LIST_KIND, TYPE_KINDS
-from krm_fn.kube.identity import group_of, name_of, object_id
-from krm_fn.kube.meta import annotations_of
+from krm_fn.io.source import Origin, Read, Unusable
+from krm_fn.io.verify import check_emitted
+from krm_fn.io.write import OutItem, shared_values, write_items
+from krm_fn.kube.api import INSTANCETYPE_GROUP, RESOURCE_LIST_API_VERSION, RESOURCE_LIST_KIND, TYPE_KINDS
+from krm_fn.kube.identity import group_of
+from krm_fn.kube.meta import item_problem
 from krm_fn.kube.paths import Obj
-
-if TYPE_CHECKING:  # patch reads with PyYAML: imported when an item is changed (start-up time)
-    from krm_fn.io.patch import SiteRead, Spliced
-
-# between an entry's "-" and its first key: a space, then only comments on lines indented to the content
-_HEAD_GAP = re.compile(r" (?:[ \t]*#[^\n]*\n  )*")
-
-
-class Prewritten(NamedTuple):
-    """An output item already written as its ``- `` entry (by the process that rendered it, krm_fn/process.py)."""
-
-    text: str
-
-
-OutItem = Obj | Prewritten  # an output item: an object, or its text when it is written already
-
-
-@dataclass(frozen=True, slots=True)
-class Origin:
-    """Where a stream item came from (side data: the item itself is not annotated): its input's name, the
-    index of its document in that input, the offsets of the input and of the document in the text, and
-    whether the input is a file (``Source.is_file``)."""
-
-    file: str
-    index: int
-    part: int
-    start: int
-    is_file: bool = True
-
-    def line(self, text: str) -> int:
-        """The document's line in its own input (1-based)."""
-        return text.count("\n", self.part, self.start) + 1
-
-
-class Unusable(NamedTuple):
-    """An input item that cannot be processed (not a mapping, no kind, no name nor generateName, ...): set aside
-    at parsing, with its place in the input list and why (``where: problem``; a stream item's ``FILE line N``),
-    reported as an error result on it while the others are processed (:func:`set_aside`)."""
-
-    position: int
-    item: Any
-    message: str
-    origin: Origin | None = None  # a stream item's input
 
 
 @dataclass(slots=True)
@@ -81,7 +34,7 @@ class ResourceList:
     items: list[Obj]
     function_config: Obj | None = None
     results: list[Obj] = field(default_factory=list)
-    _read: _Read = field(default_factory=lambda: _Read(""), repr=False, compare=False)
+    _read: Read = field(default_factory=lambda: Read(""), repr=False, compare=False)
 
 
 def origin_of(rl: ResourceList, item: Obj) -> Origin | None:
@@ -138,112 +91,6 @@ def lines_of(rl: ResourceList, origins: Iterable[Origin]) -> dict[Origin, int]:
     return out
 
 
-class _Read:
-    """How a list was read: its text and each item's span in it (source text written back as it stands), the
-    items as read (their ids key the spans), each stream item's origin, and the ResourceList's other keys."""
-
-    __slots__ = ("text", "api_version", "extra", "source", "originals", "origins", "unusable", "_by_identity",
-                 "_directives")
-
-    def __init__(self, text: str, api_version: str = RESOURCE_LIST_API_VERSION, extra: Obj | None = None) -> None:
-        self.text = text
-        self.api_version = api_version
-        self.extra: Obj = extra if extra is not None else {}  # other top-level keys, passed through
-        self.source: dict[int, tuple[int, int, int]] = {}  # id(item) -> (start, end, column) of its node in text
-        self.originals: list[Any] = []  # the objects `source` refers to, kept alive so their ids stay unique
-        self.origins: dict[int, Origin] = {}  # id(item) -> where it came from (the stream modes' inputs)
-        self.unusable: list[Unusable] = []  # items set aside at parsing, in input order
-        self._by_identity: dict[tuple[str, ...], Any] | None = None
-        self._directives: bool | None = None
-
-    def original_of(self, obj: Any) -> Any:
-        """The input item a changed item replaces (same kpt id, else same object id)."""
-        by_identity = self._by_identity if self._by_identity is not None else self.index_originals()
-        for key in _identities(obj):
-            found = by_identity.get(key)
-            if found is not None:
-                return found
-        return None
-
-    def index_originals(self) -> dict[tuple[str, ...], Any]:
-        """Build the lookup :meth:`original_of` uses (once: before writing is split between processes)."""
-        if self._by_identity is None:
-            self._by_identity = {}
-            for o in self.originals:
-                if id(o) in self.source:
-                    for key in _identities(o):
-                        self._by_identity.setdefault(key, o)
-        return self._by_identity
-
-    def source_text(self, obj: Any, as_entry: bool) -> tuple[str, bool] | None:
-        """An item's source text, as a ``- `` entry or a document at column 0, and whether that text can be
-        trusted to mean the item as it stands (else it must be read back); None for an item without one."""
-        span = self.source.get(id(obj))
-        if span is None:
-            return None
-        trusted = self.trusted(span)
-        if as_entry:
-            entry = self._entry_text(*span)
-            if entry is not None:
-                return entry, trusted
-        doc = _as_document_text(self.text, *span)
-        if doc is None:
-            return None
-        if as_entry:
-            return _item_as_entry(doc), False
-        return doc, trusted and span[2] == 0
-
-    def trusted(self, span: tuple[int, int, int]) -> bool:
-        """Whether the source text at ``span``, copied as it stands (not shifted), provably means what it meant
-        in the input: it ends with its own line break, holds no alias or other line break (``verify.hazard``),
-        and the input has no directive."""
-        start, end, _ = span
-        text = self.text
-        if self._directives is None:
-            self._directives = has_directives(text)
-        return end > start and text[end - 1] == "\n" and not self._directives and not hazard(text, start, end)
-
-    def changed_text(self, e: Emitter, item: Obj, as_entry: bool, reads: ReadBacks, owner: int) -> str:
-        """A changed or generated item: its original's text with the edits spliced in where it has one (the
-        read-backs that proves go to ``reads``), else freshly emitted."""
-        original = self.original_of(item)
-        if type(original) is not dict:  # generated, or no mapping before
-            return _fresh(e, item, as_entry)
-        from krm_fn.io.patch import plan, splice_checked  # reads with PyYAML (start-up time: not for new items)
-
-        edits = plan(original, item)
-        span = self.source.get(id(original)) if edits is not None else None
-        if span is None:
-            return _fresh(e, item, as_entry)
-        assert edits is not None
-        trusted = self.trusted(span)
-        entry = self._entry_text(*span) if as_entry else None
-        if entry is not None:  # splice the "- " entry as it stands: no re-indenting either way
-            done = splice_checked(entry, original, item, e, edits, entry=True)
-            spliced = _owe(done, done.text, trusted, as_entry, item, reads, owner) if done is not None else None
-            if spliced is not None:
-                return spliced
-        doc = _as_document_text(self.text, *span)
-        done = splice_checked(doc, original, item, e, edits) if doc is not None else None
-        if done is not None:
-            text = _item_as_entry(done.text) if as_entry else done.text
-            spliced = _owe(done, text, trusted and span[2] == 0 and not as_entry, as_entry, item, reads, owner)
-            if spliced is not None:
-                return spliced
-        return _fresh(e, item, as_entry)
-
-    def _entry_text(self, start: int, end: int, column: int) -> str | None:
-        """The item's text exactly as it stands in the input, when it is a ``- `` entry at column 0."""
-        text = self.text
-        if column == 2:
-            # the entry's "- " at column 0, possibly followed by head comments before the first key
-            dash = text.rfind("\n-", 0, start) + 1
-            if text[dash:dash + 1] == "-" and _HEAD_GAP.fullmatch(text, dash + 1, start):
-                chunk = text[dash:end]
-                return chunk if chunk.endswith("\n") else chunk + "\n"
-        return None
-
-
 # --- reading -------------------------------------------------------------------------------------
 
 def decode(data: bytes) -> str:
@@ -259,39 +106,6 @@ def decode(data: bytes) -> str:
     if "\r" in text:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
     return text[1:] if text.startswith("\ufeff") else text
-
-
-def _identities(obj: Any) -> list[tuple[str, ...]]:
-    """The keys an item is known by: kpt's id annotation when it has one, then its object id."""
-    if not isinstance(obj, dict):
-        return []
-    ann = annotations_of(obj)
-    kpt_id = ann.get(ANN_ID) or ann.get("config.k8s.io/id")
-    # a nameless object (generateName) is no one object: several may share its id, so it is not matched by it
-    own: list[tuple[str, ...]] = [object_id(obj)] if name_of(obj) else []
-    return [("id", str(kpt_id)), *own] if kpt_id else own
-
-
-def _as_document_text(text: str, start: int, end: int, column: int) -> str | None:
-    """The node at text[start:end] (starting at ``column``) shifted to column 0, or None if it cannot be."""
-    chunk = text[start:end]
-    if not chunk.endswith("\n"):
-        chunk += "\n"
-    if column == 0:
-        return chunk
-    pad = " " * column
-    first, sep, rest = chunk.partition("\n")
-    lines = [first]
-    for line in rest.split("\n")[:-1]:
-        if line.startswith(pad):
-            lines.append(line[column:])
-        elif not line.strip():
-            lines.append("")
-        elif line.lstrip().startswith("#"):
-            continue
-        else:
-            return None
-    return "\n".join(lines) + "\n"
 
 
 def parse_resource_list(text: str, fast: bool = True) -> ResourceList:
@@ -340,7 +154,7 @@ def _resource_list_from(root: Any, text: str, doc: Document | None) -> ResourceL
     if not isinstance(items, list):
         raise InputError(f"ResourceList.items must be a list, got {type(items).__name__}")
     unusable = [Unusable(i, item, problem) for i, item in enumerate(items)
-                if (problem := _item_problem(item, f"items[{i}]", named=not _admitted_later(item))) is not None]
+                if (problem := item_problem(item, f"items[{i}]", named=not _admitted_later(item))) is not None]
     if unusable:
         aside = {u.position for u in unusable}
         items = [item for i, item in enumerate(items) if i not in aside]
@@ -351,7 +165,7 @@ def _resource_list_from(root: Any, text: str, doc: Document | None) -> ResourceL
     if not isinstance(results, list):
         raise InputError("ResourceList.results must be a list")
     extra = {k: v for k, v in root.items() if k not in ("apiVersion", "kind", "items", "functionConfig", "results")}
-    read = _Read(text if doc is not None else "", str(root.get("apiVersion") or RESOURCE_LIST_API_VERSION), extra)
+    read = Read(text if doc is not None else "", str(root.get("apiVersion") or RESOURCE_LIST_API_VERSION), extra)
     read.unusable = unusable
     if doc is not None:
         read.originals = [*items, *(u.item for u in unusable)]
@@ -367,30 +181,6 @@ def _admitted_later(item: Any) -> bool:
     the API server's words, ``krm_fn.render.admission``), so a bad name does not stop the run."""
     return isinstance(item, dict) and item.get("kind") in TYPE_KINDS \
         and group_of(item.get("apiVersion")) == INSTANCETYPE_GROUP
-
-
-def _item_problem(item: Any, where: str, place: Callable[[], str] | None = None,
-                  named: bool = True) -> str | None:
-    """Why an item cannot be processed as a Kubernetes object (a flat list of checks), or None; ``place()``
-    (``FILE line N``, worked out only for a message) starts the message when given. ``named``: it must have a
-    ``metadata.name`` or a ``metadata.generateName`` (the API server makes the name from it on create)."""
-    def at(what: str) -> str:
-        return ": ".join(p for p in (place() if place else "", what) if p)
-
-    if not isinstance(item, dict):
-        return f"{at(where) or 'the document'} must be a mapping (a Kubernetes object), got {type(item).__name__}"
-    missing = [k for k in ("apiVersion", "kind") if not isinstance(item.get(k), str) or not item.get(k)]
-    md = item.get("metadata")
-    if named and not any(isinstance(md, dict) and isinstance(md.get(k), str) and md.get(k)
-                         for k in ("name", "generateName")):
-        missing.append("metadata.name (or metadata.generateName)")
-    if missing:
-        name = md.get("name") if isinstance(md, dict) else None
-        what = ": ".join(p for p in (where, f"{item.get('kind') or 'object'} {name!r}") if p) if name else where
-        return f"{at(what)}: missing or empty {', '.join(missing)}"
-    if isinstance(md, dict) and md.get("annotations") is not None and not isinstance(md["annotations"], dict):
-        return f"{at(where)}: metadata.annotations must be a mapping"
-    return None
 
 
 def _unwrapped(value: Any, place: Callable[[], str]) -> list[Any] | str | None:
@@ -416,7 +206,7 @@ def parse_sources(sources: Sequence[Source], skip: Skipped, fast: bool = True) -
             raise InputError(f"{source.name}: {exc.message}") from None
     kept = [(source, text) for source, text in zip(sources, texts) if text.strip()]
     joined = Joined.of([text for _, text in kept])
-    rl = ResourceList(items=[], _read=_Read(joined))
+    rl = ResourceList(items=[], _read=Read(joined))
     read = rl._read
     for (source, text), (at, _) in zip(kept, joined.parts):
         try:
@@ -438,14 +228,14 @@ def parse_sources(sources: Sequence[Source], skip: Skipped, fast: bool = True) -
                 continue
             if inner is not None:
                 for i, item in enumerate(inner):
-                    problem = _item_problem(item, f"{value.get('kind')}.items[{i}]", place)
+                    problem = item_problem(item, f"{value.get('kind')}.items[{i}]", place)
                     if problem is not None:
                         read.unusable.append(Unusable(len(rl.items) + len(read.unusable), item, problem, origin))
                         continue
                     read.origins[id(item)] = origin
                     rl.items.append(item)
                 continue
-            problem = _item_problem(value, "", place)
+            problem = item_problem(value, "", place)
             if problem is not None:
                 read.unusable.append(Unusable(len(rl.items) + len(read.unusable), value, problem, origin))
                 continue
@@ -459,57 +249,19 @@ def parse_sources(sources: Sequence[Source], skip: Skipped, fast: bool = True) -
 
 # --- writing -------------------------------------------------------------------------------------
 
-def _item_as_entry(src: str) -> str:
-    """A column-0 document text as a ``- `` sequence entry."""
-    if "\n" not in src[:-1]:
-        return "- " + src
-    first, rest = src.split("\n", 1)
-    body = "\n".join(("  " + line) if line else "" for line in rest.split("\n")[:-1])
-    return f"- {first}\n{body}\n"
-
-
-def _shared_values(rl: ResourceList, items: Sequence[OutItem]) -> frozenset[int]:
-    """Ids of top-level mapping values held by several new items (written once, see Emitter.item)."""
-    seen: set[int] = set()
-    shared: set[int] = set()
-    for item in items:
-        if id(item) in rl._read.source or type(item) is not dict:
-            continue
-        for value in item.values():
-            if type(value) is dict and value:
-                (shared if id(value) in seen else seen).add(id(value))
-    return frozenset(shared)
-
-
-def dump_resource_list(rl: ResourceList, items: Sequence[OutItem], results: list[Obj], workers: int = 1) -> str:
-    """The output ResourceList: items (source text when unchanged), functionConfig, results.
-
-    ``workers``: processes that may write items (see :mod:`krm_fn.io.split`); the text is the same."""
-    return "".join(resource_list_parts(rl, items, results, workers))
-
-
-def resource_list_parts(rl: ResourceList, items: Sequence[OutItem], results: list[Obj], workers: int = 1
-                        ) -> list[str]:
-    """:func:`dump_resource_list`'s text in parts (each item's among them): a long output is joined only once,
-    where it is written (a 10k-VM list's 22-36 MB)."""
+def dump_resource_list(rl: ResourceList, items: Sequence[OutItem], results: list[Obj], splice: bool = True) -> str:
+    """The output ResourceList: items (source text when unchanged), functionConfig, results. ``splice``: changed
+    items keep their source text where they can."""
     e = Emitter()
-    shared = e.shared = _shared_values(rl, items)
-    out = e.out
     read = rl._read
-    out.append(f"apiVersion: {e.scalar(read.api_version)}\nkind: ResourceList\n")
+    out = [f"apiVersion: {e.scalar(read.api_version)}\nkind: ResourceList\n"]
     if not items:
         out.append("items: []\n")
     else:
         out.append("items:\n")
-
-        part = Emitter()  # one per process (a forked child gets its own copy): its caches serve every block
-        part.shared = shared
-        read.index_originals()
-
-        def entries(lo: int, hi: int) -> list[str]:
-            return _write_items(rl, part, items[lo:hi], as_entry=True)
-
-        out += write_parts(_write_costs(rl, items), entries, workers)
+        part = Emitter()
+        part.shared = shared_values(read, items)
+        out += write_items(read, part, items, True, splice)
     if rl.function_config is not None:
         e.mapping({"functionConfig": rl.function_config}, "")
     if read.extra:
@@ -517,122 +269,26 @@ def resource_list_parts(rl: ResourceList, items: Sequence[OutItem], results: lis
     if results:
         e.mapping({"results": results}, "")
     check_emitted(e.take_owed())
-    return out
+    out += e.out
+    return "".join(out)
 
 
-def _take(e: Emitter) -> str:
-    text = e.text()
-    e.out.clear()
-    return text
-
-
-def _write_costs(rl: ResourceList, items: Sequence[OutItem]) -> list[int]:
-    """1 for an item that must be written (changed or generated), 0 for one passed through as it came."""
-    source = rl._read.source
-    return [0 if id(item) in source or type(item) is Prewritten else 1 for item in items]
-
-
-def entry_texts(rl: ResourceList, items: list[Obj]) -> list[str]:
+def entry_texts(rl: ResourceList, items: list[Obj], splice: bool = True) -> list[str]:
     """Each item's ``- `` entry, as :func:`dump_resource_list` writes it."""
-    return _item_texts(rl, items, as_entry=True)
+    return _item_texts(rl, items, True, splice)
 
 
-def document_texts(rl: ResourceList, items: list[Obj]) -> list[str]:
+def document_texts(rl: ResourceList, items: list[Obj], splice: bool = True) -> list[str]:
     """Each item as a document, as :func:`dump_stream` writes it (without the ``---`` between documents)."""
-    return _item_texts(rl, items, as_entry=False)
+    return _item_texts(rl, items, False, splice)
 
 
-def _item_texts(rl: ResourceList, items: list[Obj], as_entry: bool) -> list[str]:
+def _item_texts(rl: ResourceList, items: Sequence[OutItem], as_entry: bool, splice: bool) -> list[str]:
     e = Emitter()
-    e.shared = _shared_values(rl, items)
-    return _write_items(rl, e, items, as_entry)
+    e.shared = shared_values(rl._read, items)
+    return write_items(rl._read, e, items, as_entry, splice)
 
 
-def _write_items(rl: ResourceList, e: Emitter, items: Sequence[OutItem], as_entry: bool) -> list[str]:
-    """Each item as an entry or a document, every text proven to mean its item (:mod:`krm_fn.io.verify`):
-    source text where unchanged, spliced where changed, emitted otherwise; what is read back and fails is
-    emitted fresh, and emitted forms that fail stop the run (WriteError)."""
-    reads = ReadBacks()
-    texts = [_item_text(rl, e, item, as_entry, reads, i) for i, item in enumerate(items)]
-    for i in reads.failures():
-        item = items[i]
-        assert not isinstance(item, Prewritten), "a written item is not read back"
-        texts[i] = _fresh(e, item, as_entry)
-    check_emitted(e.take_owed())
-    return texts
-
-
-def _item_text(rl: ResourceList, e: Emitter, item: OutItem, as_entry: bool, reads: ReadBacks, owner: int) -> str:
-    """``item``'s text: already written (by the process that rendered it), its source text, or
-    :meth:`ResourceList.changed_text`."""
-    if isinstance(item, Prewritten):
-        return item.text
-    source = rl._read.source_text(item, as_entry)
-    if source is None:
-        return rl._read.changed_text(e, item, as_entry, reads, owner)
-    text, trusted = source
-    if not trusted:
-        reads.add(text if as_entry else _item_as_entry(text), item, owner, whole=True)
-    return text
-
-
-def _owe(done: Spliced, text: str, trusted: bool, as_entry: bool, item: Obj, reads: ReadBacks,
-         owner: int) -> str | None:
-    """``text`` (spliced as ``done``): on a trusted source text its edited mappings are read back, else all of
-    it (all of it too when the item's own mapping is edited: its site is the whole item); None when an edited
-    mapping cannot be read back on its own. A rewritten flow-map pair that cannot be read back on its own has
-    the whole text read back instead."""
-    whole = not trusted
-    if not whole:
-        alone = done.whole_item()  # the item's root is an edited mapping: read back whole (it proves every site)
-        if alone is False:
-            return None
-        whole = alone is True
-    sites = [] if whole else done.reads()
-    for site in sites:
-        joined = reads.join(site.key, owner) if site.key is not None else None
-        if joined is None and site.key is None and _inside(site, sites):
-            # its text is part of an enclosing site's, which is read back (or the whole text is): that read
-            # proves it too; only whether it could be read alone decides, as before, whether to splice
-            joined = site.readable() or None
-        if joined is None:
-            read = site.entry()
-            if read is None:
-                reads.unreadable(site.key)
-                joined = False
-            else:
-                reads.add(read[0], read[1], owner, ordered=False, key=site.key)
-        if joined is False:
-            if site.pair is None:
-                return None
-            whole = True
-    if whole:
-        reads.add(text if as_entry else _item_as_entry(text), item, owner, ordered=False, whole=True)
-    return text
-
-
-def _inside(site: SiteRead, sites: list[SiteRead]) -> bool:
-    """Whether another of ``sites`` holds all of ``site``'s text (an expanded VM: a mapping inside an edited one)."""
-    return any(other.lo <= site.lo and site.hi <= other.hi and other.hi - other.lo > site.hi - site.lo
-               for other in sites)
-
-
-def _fresh(e: Emitter, item: Obj, as_entry: bool) -> str:
-    if as_entry:
-        e.item(item, "  ", first_prefix="- ")
-    else:
-        e.item(item, "")
-    return _take(e)
-
-
-def dump_stream(rl: ResourceList, items: Sequence[OutItem], workers: int = 1) -> str:
+def dump_stream(rl: ResourceList, items: Sequence[OutItem], splice: bool = True) -> str:
     """A plain ``---``-separated stream of the items (no results): kustomize plugins, Argo CD CMP."""
-    e = Emitter()  # one per process, as in dump_resource_list
-    e.shared = _shared_values(rl, items)
-    rl._read.index_originals()
-
-    def documents(lo: int, hi: int) -> list[str]:
-        texts = _write_items(rl, e, items[lo:hi], as_entry=False)
-        return [f"---\n{t}" if lo + i else t for i, t in enumerate(texts)]
-
-    return "".join(write_parts(_write_costs(rl, items), documents, workers))
+    return "---\n".join(_item_texts(rl, items, False, splice))

@@ -49,8 +49,8 @@ from collections.abc import Iterator
 from typing import Any
 
 from krm_fn.errors import InputError
-from krm_fn.io.alike import Template, changes, derive, marshalled, template, zeroed
 from krm_fn.io.fastload import keys_are_strings, load_entries, load_plain
+from krm_fn.io.proof import Proof, Sites
 
 
 class WriteError(InputError):
@@ -128,16 +128,10 @@ def identical(a: Any, b: Any) -> bool:
     :func:`same`). At C speed: marshal's format 2 (no back-references, so no dependence on which objects are
     shared) writes the exact type of every value (``True``, ``1`` and ``1.0`` apart; a subclass is refused) and
     every pair in order, and reading those bytes back rebuilds the value: equal bytes, equal values."""
-    written = value_bytes(a)
-    return written is not None and written == value_bytes(b)
-
-
-def value_bytes(value: Any) -> bytes | None:
-    """What :func:`identical` compares ``value`` by: marshal's format 2 (None: a value marshal does not write)."""
     try:
-        return marshal.dumps(value, 2)
+        return marshal.dumps(a, 2) == marshal.dumps(b, 2)
     except ValueError:  # a type marshal does not write, or too deep
-        return None
+        return False
 
 
 def _kind(v: Any) -> type:
@@ -155,77 +149,45 @@ class ReadBacks:
     """Texts owed a read-back, each a ``- `` entry holding one mapping, read together (one batch per block of
     items) and compared with the mapping it must mean. ``owner`` says which item a failure falls back on."""
 
-    __slots__ = ("entries", "expected", "ordered", "owners", "_keyed", "_alike")
+    __slots__ = ("entries", "expected", "ordered", "owners", "_keyed")
 
     def __init__(self) -> None:
         self.entries: list[str] = []
         self.expected: list[Any] = []
         self.ordered: list[bool] = []
         self.owners: list[list[int]] = []
-        self._keyed: dict[Any, int | None] = {}  # key -> index of its entry, None: cannot be read alone
-        self._alike: dict[bytes, list[int]] = {}  # alike.zeroed(entry) -> the entries (whole items) alike
+        self._keyed: dict[Any, int] = {}  # a site's key -> the index of its entry
 
-    def add(self, entry: str, expected: Any, owner: int, ordered: bool = True, key: Any = None,
-            whole: bool = False) -> None:
-        """Owe a read-back; ``key`` names what determines both the text and its value (see :meth:`join`);
-        ``whole``: an item's whole text, which may be told from another alike but for its digits (:meth:`failures`)."""
-        if key is not None:
-            self._keyed[key] = len(self.entries)
-        if whole:
-            self._alike.setdefault(zeroed(entry), []).append(len(self.entries))
+    def add(self, entry: str, expected: Any, owner: int, ordered: bool = True) -> None:
+        """Owe a read-back of ``entry`` as ``expected``."""
         self.entries.append(entry)
         self.expected.append(expected)
         self.ordered.append(ordered)
         self.owners.append([owner])
 
-    def unreadable(self, key: Any) -> None:
-        """Remember that what ``key`` names cannot be read on its own."""
-        self._keyed[key] = None
+    def owe(self, entry: str, item: Any, proof: Proof, owner: int) -> None:
+        """Owe what ``proof`` says must be read back of a splice whose text is ``entry`` (as a ``- `` entry).
 
-    def join(self, key: Any, owner: int) -> bool | None:
-        """For a text whose ``key`` was seen in this batch (the same key: the same text meaning the same value),
-        share its read-back: True (``owner`` fails if it fails), False (it cannot be read alone); None when
-        ``key`` is new."""
-        if key not in self._keyed:
-            return None
-        at = self._keyed[key]
-        if at is None:
-            return False
-        self.owners[at].append(owner)
-        return True
+        A site whose key was seen in this batch shares that read-back: the same key is the same text meaning the
+        same value."""
+        if not isinstance(proof, Sites):
+            self.add(entry, item, owner, ordered=False)
+            return
+        for site in proof.reads:
+            key = site.key
+            at = self._keyed.get(key) if key is not None else None
+            if at is not None:
+                self.owners[at].append(owner)
+                continue
+            if key is not None:
+                self._keyed[key] = len(self.entries)
+            text, expected = site.entry()
+            self.add(text, expected, owner, ordered=False)
 
     def failures(self) -> set[int]:
-        """The owners of every text that does not read back as its mapping.
-
-        Whole items alike but for their digits (:mod:`krm_fn.io.alike`) are read once, with marks, where
-        :data:`ALIKE_MIN` or more are owed: what the others read as is told from that; a text it cannot be told
-        for is read after the rest."""
-        if not self.entries:
-            return set()
-        told: dict[int, int] = {}  # entry -> the first alike, its template's
-        for group in self._alike.values():
-            if len(group) >= ALIKE_MIN:
-                told.update(dict.fromkeys(group[1:], group[0]))
-        templates: dict[int, Template | None] = dict.fromkeys(told.values())
+        """The owners of every text that does not read back as its mapping."""
         failed: set[int] = set()
-        read = [i for i in range(len(self.entries)) if i not in told] if told else range(len(self.entries))
-        untold: list[int] = []
-        for i, value in zip(read, _each_entry([self.entries[i] for i in read], keys=False), strict=True):
-            if self._fails(i, value):
-                failed.update(self.owners[i])
-            elif i in templates and identical(value, self.expected[i]):  # the loader's value, string keys
-                templates[i] = template(self.entries[i], value)
-        for i, first in told.items():
-            t = templates[first]
-            changed = changes(t, self.entries[i]) if t is not None else None
-            if t is None or changed is None:
-                untold.append(i)
-                continue
-            if value_bytes(self.expected[i]) == marshalled(t, changed):  # identical() without making the value
-                continue
-            if self._fails(i, derive(t, changed)):
-                failed.update(self.owners[i])
-        for i, value in zip(untold, _each_entry([self.entries[i] for i in untold], keys=False), strict=True):
+        for i, value in enumerate(_each_entry(self.entries, keys=False)):
             if self._fails(i, value):
                 failed.update(self.owners[i])
         return failed
@@ -240,11 +202,6 @@ class ReadBacks:
         if type(value) is dict and not keys_are_strings(value):
             value = read_entries([self.entries[i]])[0]  # as the lane with its key check reads it (the loader)
         return value is _FAILED or not same(value, expected, self.ordered[i])
-
-
-# whole items alike from which one is read with marks (~0.5 ms for a VM) and the others told from it (~25 µs
-# each instead of ~75 µs read): a smaller group is just read
-ALIKE_MIN = 8
 
 
 def read_entries(entries: list[str], keys: bool = True) -> list[Any]:

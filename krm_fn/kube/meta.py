@@ -8,6 +8,8 @@ import functools
 import re
 from typing import Any, Final
 
+from collections.abc import Callable
+
 from krm_fn.errors import shown
 from krm_fn.kube.paths import FieldPath, dotted
 from krm_fn.kube.status import FORBIDDEN, INVALID, REQUIRED, TOO_LONG, TYPE_INVALID, Cause, field_error
@@ -255,3 +257,27 @@ def _labels_ok(labels: dict[str, str]) -> bool:
 @functools.lru_cache(maxsize=4096)
 def _annotation_key_ok(key: str) -> bool:
     return not qualified_name_errors(key.lower())
+
+
+def item_problem(item: Any, where: str, place: Callable[[], str] | None = None,
+                  named: bool = True) -> str | None:
+    """Why an item cannot be processed as a Kubernetes object (a flat list of checks), or None; ``place()``
+    (``FILE line N``, worked out only for a message) starts the message when given. ``named``: it must have a
+    ``metadata.name`` or a ``metadata.generateName`` (the API server makes the name from it on create)."""
+    def at(what: str) -> str:
+        return ": ".join(p for p in (place() if place else "", what) if p)
+
+    if not isinstance(item, dict):
+        return f"{at(where) or 'the document'} must be a mapping (a Kubernetes object), got {type(item).__name__}"
+    missing = [k for k in ("apiVersion", "kind") if not isinstance(item.get(k), str) or not item.get(k)]
+    md = item.get("metadata")
+    if named and not any(isinstance(md, dict) and isinstance(md.get(k), str) and md.get(k)
+                         for k in ("name", "generateName")):
+        missing.append("metadata.name (or metadata.generateName)")
+    if missing:
+        name = md.get("name") if isinstance(md, dict) else None
+        what = ": ".join(p for p in (where, f"{item.get('kind') or 'object'} {name!r}") if p) if name else where
+        return f"{at(what)}: missing or empty {', '.join(missing)}"
+    if isinstance(md, dict) and md.get("annotations") is not None and not isinstance(md["annotations"], dict):
+        return f"{at(where)}: metadata.annotations must be a mapping"
+    return None

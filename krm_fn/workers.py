@@ -1,73 +1,88 @@
-"""Work on two processes: a forked child computes bytes for us (:class:`Child`, :func:`fork_map`).
+"""Rendering a long list on two processes (:class:`Halves`), and every threshold that decides it.
 
-Two uses. ``krm_fn.process.Halves`` forks before parsing and lets the child render and write half of a long
-list (KRM and stream modes). :func:`write_parts` writes the output of runs not rendered in halves on two
-processes: every other block of items in a child forked after rendering, which shares the items
-copy-on-write and sends back only text. Writing items is pure (the same items give the same text whatever
-an emitter's caches hold), so the child's text is exactly what this process would have written.
+The child is forked *before* parsing, so neither process pays copy-on-write faults on the other's data. It
+parses the same input and prepares the same run. When the run renders item by item, the child renders the odd
+blocks of :data:`BLOCK` items, writes them, and sends back texts, results and the revisions they need. Rendering
+an item does not depend on the others (``krm_fn.render.rendering.Rendering``), so what the child renders is
+what this process would. If the child fails in any way, this process renders its blocks too.
 
-A child that fails in any way (killed, out of memory, an exception) only costs time: the caller does its part
-itself. Only the command turns this on (``Options.workers`` from the CPUs this process may use), and only
-when there is enough work to pay for the fork.
+Only the command turns this on (``Options.workers``, from the CPUs this process may use: ``krm_fn/cli.py``).
+``multiprocessing``'s fork context was measured as an alternative to :class:`Child`: its import alone costs
+~17 ms, and its child bootstrap flushes the standard streams and prints the traceback of an uncaught exception,
+both of which the command must not do.
 """
 
 from __future__ import annotations
 
 import os
+import pickle
 import signal
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import NoReturn, TypeVar
+from typing import TYPE_CHECKING, NoReturn
 
-T = TypeVar("T")
+if TYPE_CHECKING:
+    from krm_fn.io.write import Prewritten
+    from krm_fn.render.rendered import Rendered
 
-MIN_WORK = 1000  # items to write (changed or generated) below which one process does it all
+# Below these sizes a second process costs more than it saves.
+SPLIT_MIN_BYTES = 1 << 20  # input bytes: the child is forked before parsing
+SPLIT_MIN_ITEMS = 1000  # items to render
 BLOCK = 128  # items per block: blocks alternate between the two processes, which balances their work
-_SIZE = 8
+_SIZE = 8  # bytes of the length the child sends first
+
+Written = list["Rendered[Prewritten]"]
 
 
-def write_parts(costs: list[int], write: Callable[[int, int], list[str]], workers: int) -> list[str]:
-    """``write(0, len(costs))``, as blocks ``write(lo, hi)``; with ``workers >= 2`` the odd blocks are written by
-    a forked child. ``costs`` (1 for an item to write, 0 for one passed through) decide whether to fork. The texts
-    are returned as written (the output is their concatenation): a long list's output is joined once, by the caller."""
-    n = len(costs)
-    if workers < 2 or sum(costs) < MIN_WORK:
-        return write(0, n)
-    blocks = [(lo, min(lo + BLOCK, n)) for lo in range(0, n, BLOCK)]
-    theirs = blocks[1::2]
-    forked = fork_map(lambda: [write(lo, hi) for lo, hi in blocks[::2]],
-                      lambda: _encode(["".join(write(lo, hi)) for lo, hi in theirs]))
-    if forked is None:  # no child: everything here
-        return write(0, n)
-    ours, data = forked
-    parts = _decode(data, len(theirs)) if data is not None else None
-    if parts is None:  # the child failed: write its blocks here
-        parts = ["".join(write(lo, hi)) for lo, hi in theirs]
-    merged: list[str] = []
-    for at, texts in enumerate(ours):
-        merged += texts
-        if at < len(parts):
-            merged.append(parts[at])
-    return merged
+def blocks(n: int) -> tuple[list[int], list[int]]:
+    """The indexes of ``n`` items in the even blocks (this process) and in the odd ones (the child)."""
+    spans = [range(lo, min(lo + BLOCK, n)) for lo in range(0, n, BLOCK)]
+    return [i for block in spans[::2] for i in block], [i for block in spans[1::2] for i in block]
 
 
-def fork_map(ours: Callable[[], T], theirs: Callable[[], bytes]) -> tuple[T, bytearray | None] | None:
-    """``theirs()`` in a forked child while ``ours()`` runs here: ``(ours(), theirs' bytes)``.
+class Halves:
+    """A forked child rendering the odd blocks of a long list while this process renders the even ones."""
 
-    None when no child could be started (nothing ran: the caller does it all); the bytes are None when the
-    child failed in any way (the caller does that part itself)."""
-    child = Child.start()
-    if child is None:
-        return None
-    if child.in_child:  # pragma: no cover - the child process (its output is asserted through the parent's)
-        with child.sending() as out:
-            out.append(theirs())
-    try:
-        result = ours()
-    except BaseException:
-        child.cancel()
-        raise
-    return result, child.result()
+    def __init__(self, child: Child) -> None:
+        self._child = child
+        self.used = False  # the run reached render()
+
+    @classmethod
+    def start(cls, theirs: Callable[[], Written | None]) -> Halves | None:
+        """The child forked to compute ``theirs()`` (the odd blocks, or None when the run does not render in
+        halves); None when no child can be started. In the child this ends the process."""
+        child = Child.start()
+        if child is None:
+            return None
+        if child.in_child:  # pragma: no cover - the child process (its bytes are asserted through the parent's)
+            with child.sending() as out:  # the child ends with this block, whatever happens in it
+                done = theirs()
+                out.append(b"" if done is None else pickle.dumps(
+                    [(d.item.text, d.results, d.revisions) for d in done], protocol=pickle.HIGHEST_PROTOCOL))
+        return cls(child)
+
+    def stop(self) -> None:
+        """Stop the child unless its result was taken."""
+        self._child.cancel()
+
+    def render(self, count: int, ours: Callable[[list[int]], Written]) -> Written:
+        """Every one of ``count`` items rendered and written, in order: ``ours(indexes)`` renders the given items
+        here, the child's blocks come from the child (or are rendered here when it failed)."""
+        from krm_fn.io.write import Prewritten
+        from krm_fn.render.rendered import Rendered
+
+        self.used = True
+        mine_at, theirs_at = blocks(count)
+        mine = ours(mine_at)
+        data = self._child.result()
+        if data:  # our own child's bytes, through a private pipe
+            theirs = [Rendered(Prewritten(text), results, revisions)
+                      for text, results, revisions in pickle.loads(data)]
+        else:
+            theirs = ours(theirs_at)
+        in_order = dict(zip(mine_at, mine, strict=True))
+        in_order.update(zip(theirs_at, theirs, strict=True))
+        return [in_order[i] for i in range(count)]
 
 
 class Child:
@@ -137,7 +152,6 @@ class Child:
             os.kill(self._pid, signal.SIGKILL)
         _, self._status = os.waitpid(self._pid, 0)
 
-
     @contextmanager
     def sending(self) -> Iterator[list[bytes]]:  # pragma: no cover - runs in the child
         """In the child: the bytes put in the list are sent when the block completes; the process ends with the
@@ -161,24 +175,6 @@ class Child:
             pass
         finally:
             os._exit(code)
-
-
-def _encode(parts: list[str]) -> bytes:
-    encoded = [p.encode("utf-8", "surrogatepass") for p in parts]
-    return b"".join([*(len(p).to_bytes(_SIZE, "little") for p in encoded), *encoded])  # one copy of the texts
-
-
-def _decode(data: bytes | bytearray, count: int) -> list[str] | None:
-    """The child's blocks, or None when ``data`` is not ``count`` complete blocks."""
-    at = count * _SIZE
-    sizes = [int.from_bytes(data[i:i + _SIZE], "little") for i in range(0, at, _SIZE)]
-    if len(data) < at or at + sum(sizes) != len(data):
-        return None
-    parts = []
-    for size in sizes:
-        parts.append(data[at:at + size].decode("utf-8", "surrogatepass"))
-        at += size
-    return parts
 
 
 def _read_exactly(fd: int, buffer: bytearray) -> bool:
