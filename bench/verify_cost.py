@@ -7,7 +7,7 @@ Each round renders the synthetic fleet (bench/synth.py) once with verification a
 fresh process (``krm_fn.process.process`` in-process, the cyclic GC off as the command runs it; ``--workers``
 is what ``KUBEVIRT_KRM_WORKERS`` sets for the command: 2 renders long lists on two processes). "Without" is
 a switch of this script only: it replaces the read-backs (``ReadBacks.failures``, ``check_emitted``) and
-the splice read-back texts (``resourcelist._owe``) by no-ops; the bookkeeping that feeds them (edited mappings
+the splice read-backs owed (``ReadBacks.owe``) by no-ops; the bookkeeping that feeds them (edited mappings
 found while splicing, forms recorded by the emitter) stays. Wall and CPU time (this process and its
 children) are medians over rounds; the ratios are medians of each round's ratio.
 
@@ -35,9 +35,10 @@ from krm_fn.process import Options, process
 if sys.argv[2] == "off":  # this benchmark's switch: no read-backs
     import krm_fn.io.resourcelist as rl
     import krm_fn.io.verify as verify
+    import krm_fn.io.write as write
     verify.ReadBacks.failures = lambda self: set()
-    rl.check_emitted = lambda owed: None
-    rl._owe = lambda done, text, *args: text
+    verify.ReadBacks.owe = lambda self, *args: None
+    rl.check_emitted = write.check_emitted = lambda owed: None
 
 def cpu():
     a, b = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)

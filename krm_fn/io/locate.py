@@ -164,6 +164,9 @@ def _walk(text: str, edits: Edits, entry: bool, pulled: Generator[Event, Any, No
                 frame.key, frame.key_start, frame.key_column = key, start, column  # the key as the loader reads it
                 frame.in_value = True
                 continue
+            if frame is not None and frame.in_value and frame.edits is not None and frame.key is not None \
+                    and isinstance(frame.edits.changes.get(frame.key), Edits):
+                return None  # edits inside a value written as an alias (or a scalar): nowhere to put them
             remaining -= _value_done(frame, end, text, out, sites, len(frames))
         elif kind == MAP or kind == SEQ or kind == FLOW_MAP:
             if wrapper and frame is None and kind == SEQ:
@@ -197,6 +200,8 @@ def _walk(text: str, edits: Edits, entry: bool, pulled: Generator[Event, Any, No
                 continue
             frames.append(_Frame(sub, False if kind == MAP else None, start, column))
         elif kind == END:
+            if not frames:  # the end of the entry's sequence with edits not found
+                return None
             done = frames.pop()
             node = done.edits
             if node is not None and node.direct():

@@ -1,27 +1,21 @@
 """Never write what was not read back: the checks behind every item text we write.
 
 What an item's text must mean is the object the engine decided. Three kinds of text reach the output, and
-each is proven to mean that object before it is written (``krm_fn/io/resourcelist.py`` decides which applies):
+each is proven to mean that object before it is written (:mod:`krm_fn.io.write` decides which applies):
 
 * **Source text copied as it came** (an unchanged item) is trusted only where the copy is provably the same
   text in the same context: a ``- `` entry of kpt's layout (or a document at column 0), ending with its own
   line break, with no alias (``*x`` could name an anchor outside the span), no ``%`` directive in the input
   (``%TAG`` handles are document state) and no line break other than LF. Anything else — shifted,
   re-indented, a line break appended — is read back (:class:`ReadBacks`).
-* **Spliced text** (a changed item keeping its user's text, :mod:`krm_fn.io.patch`): every mapping the splice
-  edited is read back on its own, from its first key to its end plus the blank lines after it, with the line
-  after that proven to close it (see ``patch._site_text``); the rest of the item is the trusted source text.
-  A pair we wrote as ``key: <one-line scalar>`` is read there with ``null`` for the scalar (whose form is read
-  back with the emitter's), so the same mapping text in the same place — a matcher pinned on ten thousand
-  VMs — is read once per batch (:meth:`ReadBacks.join`). A flow map rewritten as a block pair is read back as
-  that pair alone, up to the next key (``patch.FLOW``), or with its whole item when it cannot be. When the item's
-  own mapping is edited (an expansion adds ``status`` at its end) its site is the whole item: the spliced text
-  itself is read back whole, which proves every site in it, and the splice stands only where each edited mapping
-  could have been read on its own (``patch.Spliced.whole_item``, as before). A splice on a text that is not
-  trusted as above is read back whole. Only for such an item may the splice locator leap over an unedited
-  collection's lines without reading them (``linescan._leap``), or find the edited pairs with string searches
-  instead of events (``patch._searched``, or its answer recalled for a text alike but for its digits,
-  ``patch._recalled``): what it splices is read back whichever lines it read.
+* **Spliced text** (a changed item keeping its user's text, :mod:`krm_fn.io.splice`) carries its proof
+  (:mod:`krm_fn.io.proof`), and :meth:`ReadBacks.owe` reads back what the proof names. On a trusted source each
+  edited mapping is read back on its own, from its first key to its end plus the blank lines after it, with the
+  line after that proven to close it; the rest of the item is the trusted source text. A pair we wrote is read
+  there as ``null`` (its form is read back with the emitter's), so the same mapping text in the same place — a
+  matcher pinned on ten thousand VMs — is read once per batch. A flow map rewritten as a block pair is read back
+  as that pair alone, up to the next key. The splice is read back whole when the item's own mapping is edited,
+  when its source is not trusted, or when a rewritten flow pair cannot be read alone.
 * **Freshly emitted text** (:class:`krm_fn.io.emitter.Emitter`): its block structure is fixed by construction
   (a key at the mapping's column, nested values two columns deeper, compact ``- `` entries); what the emitter
   chooses per value — the form of each scalar, key and block scalar (in each place it is written) — is read
@@ -30,8 +24,7 @@ each is proven to mean that object before it is written (``krm_fn/io/resourcelis
 
 Reading back uses the reference loader (:mod:`krm_fn.io.loader`), or for batches of ``- `` entries and of
 emitted forms the yaml-rs lane (:mod:`krm_fn.io.fastload`, which reads what the loader reads or hands the
-text over). Whole items alike but for their digits (a fleet's spliced VMs) are read once with marks, and what
-the others read as is told from that reading (:mod:`krm_fn.io.alike`), then compared as any value read. For a batch of entries the lane's key check (a key yaml-rs reads as other than a string is one the
+text over). For a batch of entries the lane's key check (a key yaml-rs reads as other than a string is one the
 loader reads otherwise) is made only on a value not identical to the object expected, whose keys are strings:
 an identical value has only string keys, so the check could not change what it is compared as.
 Values are compared strictly: types too (``True``, ``1`` and ``1.0`` differ) and key order where the text

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 import krm_fn.process as process_module
-from krm_fn.io import split
+from krm_fn import workers as split
 from krm_fn.process import Options, process
 from tests.conftest import bench_module
 
@@ -44,8 +44,8 @@ def _fleet(spec: str, bad: bool = True) -> bytes:
 @pytest.fixture
 def small_thresholds(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
     """Split even this short list, in many small blocks; count what the child sent."""
-    monkeypatch.setattr(process_module, "SPLIT_MIN_BYTES", 1)
-    monkeypatch.setattr(process_module, "SPLIT_MIN_ITEMS", 10)
+    monkeypatch.setattr(split, "SPLIT_MIN_BYTES", 1)
+    monkeypatch.setattr(split, "SPLIT_MIN_ITEMS", 10)
     monkeypatch.setattr(split, "BLOCK", 5)
     sent = {"bytes": 0, "children": 0}
     real_start, real_result = split.Child.start, split.Child.result
@@ -84,14 +84,14 @@ def test_two_processes_render_what_one_renders(small_thresholds: dict[str, int],
 def test_a_failing_child_leaves_its_blocks_to_the_parent(small_thresholds: dict[str, int],
                                                          monkeypatch: pytest.MonkeyPatch) -> None:
     parent = os.getpid()
-    real = process_module.Halves._rendered
+    real = process_module._written
 
-    def rendered(self: Any, rl: Any, rendering: Any, indexes: Any) -> Any:
+    def rendered(*args: Any) -> Any:
         if os.getpid() != parent:
             raise MemoryError
-        return real(self, rl, rendering, indexes)
+        return real(*args)
 
-    monkeypatch.setattr(process_module.Halves, "_rendered", rendered)
+    monkeypatch.setattr(process_module, "_written", rendered)
     data = _fleet("mode: expand")
     one = process(data, Options(workers=1))
     assert process(data, Options(workers=2)).data == one.data

@@ -30,13 +30,14 @@ ALLOWED = {
     # the core: what a run is; it drives the renderer's phases, never the engine below them
     "fleet.py": {"kube", "results"},
     "stream.py": {"io", "kube", "results", "errors"},
-    "process.py": {"stream", "fleet", "config", "catalog", "render", "io", "kube", "results", "errors",
+    "workers.py": {"io", "render"},  # types and values of what the child sends back
+    "process.py": {"workers", "stream", "fleet", "config", "catalog", "render", "io", "kube", "results", "errors",
                    "kubevirt_versions"},
     # on the core: the same inputs rendered through it for two releases, compared (upgrade-report)
     "upgrade": {"upgrade", "process", "config", "render", "catalog", "index", "io", "kube", "results", "errors",
                 "kubevirt_versions"},
     # the edge: argv, env, files; everything goes through the core
-    "cli.py": {"process", "stream", "fleet", "config", "catalog", "io", "kube", "results", "errors",
+    "cli.py": {"process", "workers", "stream", "fleet", "config", "catalog", "io", "kube", "results", "errors",
                "kubevirt_versions", "upgrade"},
     "__main__.py": {"cli"},
     "__init__.py": set(),

@@ -241,12 +241,11 @@ def test_given_as_files_they_are_objects_like_any_other() -> None:
 # --- two processes ------------------------------------------------------------------------------
 
 def test_two_processes_print_what_one_prints(monkeypatch: pytest.MonkeyPatch) -> None:
-    import krm_fn.process as process_module
-    from krm_fn.io import split
+    from krm_fn import workers as split
     from tests.conftest import bench_module
 
-    monkeypatch.setattr(process_module, "SPLIT_MIN_BYTES", 1)
-    monkeypatch.setattr(process_module, "SPLIT_MIN_ITEMS", 10)
+    monkeypatch.setattr(split, "SPLIT_MIN_BYTES", 1)
+    monkeypatch.setattr(split, "SPLIT_MIN_ITEMS", 10)
     monkeypatch.setattr(split, "BLOCK", 5)
     sent: list[int] = []
     real_result = split.Child.result

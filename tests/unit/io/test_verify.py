@@ -12,20 +12,22 @@ import math
 import re
 import subprocess
 import sys
-from typing import Any
+from typing import Any, NamedTuple
 
 import pytest
 
-import krm_fn.io.patch as patch_module
-import krm_fn.io.resourcelist as resourcelist
+import krm_fn.io.splice as patch_module
+import krm_fn.io.source as source_module
 import krm_fn.process as process_module
 from krm_fn.errors import InputError
-from krm_fn.io import split
+from krm_fn import workers as split
 from krm_fn.io.emitter import Emitter
 from krm_fn.io.loader import load_documents
 from krm_fn.io.resourcelist import (
     decode, document_texts, dump_resource_list, dump_stream, entry_texts, parse_resource_list,
 )
+from krm_fn.io.locate import plan
+from krm_fn.io.proof import WHOLE, Sites
 from krm_fn.io.verify import ReadBacks, WriteError, check_emitted, identical, same
 from krm_fn.process import Options, process
 from tests.conftest import bench_module
@@ -331,14 +333,21 @@ def test_a_wrong_splice_in_a_stream_is_replaced_by_a_fresh_emit(monkeypatch: pyt
     assert document_texts(rl, [new]) == [out]
 
 
+def _spliced(text: str, old: Any, new: Any, trusted: bool = True) -> Any:
+    edits = plan(old, new)
+    assert edits is not None
+    return patch_module.splice(text, old, new, Emitter(), edits, entry=True, trusted=trusted)
+
+
 def _flow_reads(name: str, revision: str) -> list[Any]:
     text = FLOW_VM.replace("vm1", name)
     old = read(text)[0]
     new = copy.deepcopy(old)
     new["spec"]["instancetype"].update(kind="VirtualMachineClusterInstancetype", revisionName=revision)
-    done = patch_module.splice_checked(text, old, new, Emitter(), entry=True)
+    done = _spliced(text, old, new)
     assert done is not None and read(done.text) == [new]
-    return done.reads()
+    assert isinstance(done.proof, Sites)
+    return done.proof.reads
 
 
 def test_a_pinned_flow_map_is_read_back_alone_once_per_batch() -> None:
@@ -405,15 +414,12 @@ DEEP_COMMENT = VM + "            # sized by the instancetype\n"
 @pytest.mark.parametrize("layout", [VM, FLOW_VM, DEEP_COMMENT, VM + "\n\n", VM + "  # done\n"],
                          ids=["block", "flow", "deep-comment", "blank-lines", "comment"])
 def test_an_item_whose_root_is_edited_stands_as_its_sites_readable_say(layout: str) -> None:
-    # whole_item decides on the spliced text what the sites' readable() decide on the skeleton (pairs blanked)
+    # the item's own mapping edited: read back whole, and used only where every edited mapping reads alone
     rl = parse_resource_list(HEAD + layout)
     new = _expanded(rl)
-    done = patch_module.splice_checked(layout, rl.items[0], new, Emitter(), entry=True)
-    assert done is not None
-    sites = done.reads()
-    assert any(site.lo == 0 and site.pair is None for site in sites)  # the item's own site
-    assert done.whole_item() is all(site.readable() or site.pair is not None for site in sites)
-    assert done.whole_item() is (layout is not DEEP_COMMENT)
+    done = _spliced(layout, rl.items[0], new)
+    assert (done is not None) is (layout is not DEEP_COMMENT)
+    assert done is None or done.proof == WHOLE
 
 
 def test_an_inner_site_not_readable_alone_still_refuses_the_trusted_splice() -> None:
@@ -421,11 +427,9 @@ def test_an_inner_site_not_readable_alone_still_refuses_the_trusted_splice() -> 
     # could be read alone; the item then takes the untrusted path (its document re-indented, read back whole)
     rl = parse_resource_list(HEAD + DEEP_COMMENT)
     new = _expanded(rl)
-    done = patch_module.splice_checked(DEEP_COMMENT, rl.items[0], new, Emitter(), entry=True)
-    assert done is not None
-    reads = ReadBacks()
-    assert resourcelist._owe(done, done.text, True, True, new, reads, 0) is None and reads.entries == []
-    assert resourcelist._owe(done, done.text, False, True, new, reads, 0) == done.text and len(reads.entries) == 1
+    assert _spliced(DEEP_COMMENT, rl.items[0], new) is None
+    done = _spliced(DEEP_COMMENT, rl.items[0], new, trusted=False)
+    assert done is not None and done.proof == WHOLE
     out = dump_resource_list(rl, [new], [])
     assert read(out)["items"] == [new] and "# sized" in out
 
@@ -448,13 +452,13 @@ def test_an_item_whose_root_is_edited_is_read_back_whole(monkeypatch: pytest.Mon
 
 def test_a_wrong_copy_is_replaced_by_a_fresh_emit(monkeypatch: pytest.MonkeyPatch) -> None:
     rl = parse_resource_list(INDENTED)
-    real = resourcelist._as_document_text
+    real = source_module.as_document_text
 
     def drop_last_line(text: str, start: int, end: int, column: int) -> str | None:
         doc = real(text, start, end, column)
         return None if doc is None else doc[:doc.rstrip("\n").rfind("\n") + 1]
 
-    monkeypatch.setattr(resourcelist, "_as_document_text", drop_last_line)
+    monkeypatch.setattr(source_module, "as_document_text", drop_last_line)
     out = dump_resource_list(rl, rl.items, [])
     assert out == HEAD + _fresh_entry(rl.items[0])
 
@@ -463,8 +467,8 @@ def test_two_processes_verify_what_they_write(monkeypatch: pytest.MonkeyPatch) -
     fleet = (bench_module("synth").resource_list(60) + RENDERER).encode()
     expected = process(fleet, Options(workers=1))
     monkeypatch.setattr(patch_module, "_emit_pairs", _shifted_pairs(patch_module._emit_pairs))
-    monkeypatch.setattr(process_module, "SPLIT_MIN_BYTES", 1)
-    monkeypatch.setattr(process_module, "SPLIT_MIN_ITEMS", 10)
+    monkeypatch.setattr(split, "SPLIT_MIN_BYTES", 1)
+    monkeypatch.setattr(split, "SPLIT_MIN_ITEMS", 10)
     monkeypatch.setattr(split, "BLOCK", 7)
     got = process(fleet, Options(workers=2))
     assert got.exit_code == expected.exit_code == 0
@@ -485,11 +489,11 @@ def test_a_wrong_fresh_emit_is_an_error_and_nothing_is_written(monkeypatch: pyte
 
 BOTH_WRONG = """\
 import sys
-import krm_fn.io.emitter, krm_fn.io.patch
+import krm_fn.io.emitter, krm_fn.io.splice
 from krm_fn import cli
 krm_fn.io.emitter.plain_ok = lambda s: True
-real = krm_fn.io.patch._emit_pairs
-krm_fn.io.patch._emit_pairs = lambda e, pairs, column: real(e, pairs, column + 1)
+real = krm_fn.io.splice._emit_pairs
+krm_fn.io.splice._emit_pairs = lambda e, pairs, column: real(e, pairs, column + 1)
 sys.exit(cli.main([]))
 """
 
@@ -544,11 +548,24 @@ def test_identical_accepts_equal_values_however_shared() -> None:
     assert identical({"a": text, "b": text}, {"a": "shared", "b": "".join(["shar", "ed"])})  # no back-references
 
 
+class _Site(NamedTuple):
+    """A site as ``ReadBacks.owe`` reads it: its key and its entry."""
+
+    key: Any
+    text: str
+    value: Any
+
+    def entry(self) -> tuple[str, Any]:
+        return self.text, self.value
+
+
 def test_a_shared_read_back_fails_every_owner() -> None:
     reads = ReadBacks()
-    reads.add("- a: 1\n", {"a": 2}, 0, key=("k",))
-    assert reads.join(("k",), 1) is True and reads.join(("other",), 2) is None
+    for owner in (0, 1):  # the same key: read once, for both owners
+        reads.owe("", None, Sites([_Site(("k",), "- a: 1\n", {"a": 2})]), owner)  # type: ignore[list-item]
+    reads.owe("", None, Sites([_Site(("other",), "- a: 1\n", {"a": 1})]), 2)  # type: ignore[list-item]
     reads.add("- a: 1\n", {"a": 1}, 3)
+    assert len(reads.entries) == 3
     assert reads.failures() == {0, 1}
 
 
