@@ -29,7 +29,7 @@ loader reads otherwise) is made only on a value not identical to the object expe
 an identical value has only string keys, so the check could not change what it is compared as.
 Values are compared strictly: types too (``True``, ``1`` and ``1.0`` differ) and key order where the text
 keeps it (:func:`same`; :func:`identical` first, a C-speed test that says only "the same"). A copied or spliced text that fails is replaced by a fresh emit; a fresh emit that fails is a
-:class:`WriteError` (one line, exit 1): nothing unverified is written.
+:class:`WriteError` (one line, exit 2: an internal error): nothing unverified is written.
 """
 
 from __future__ import annotations
@@ -46,8 +46,10 @@ from krm_fn.io.fastload import keys_are_strings, load_entries, load_plain
 from krm_fn.io.proof import Proof, Sites
 
 
-class WriteError(InputError):
-    """A text we were about to write does not read back as what we decided (a bug of ours, never written)."""
+class WriteError(Exception):
+    """A text we were about to write does not read back as what we decided: a bug of ours, never written.
+
+    It is not an :class:`~krm_fn.errors.InputError`: the command reports it as an internal error (exit 2)."""
 
 
 # a character an alias can follow: whitespace, a flow indicator, or the ":" after a JSON-like key in flow ({"k":*a})

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from krm_fn.kube.quantity import QuantityCache
 
 if TYPE_CHECKING:
     from krm_fn.kubevirt.find import Found
@@ -19,10 +18,9 @@ FoundKey = tuple[str, "str | None", str, str]
 class Caches:
     """One render's caches of data derived from its (unchanging) objects."""
 
-    __slots__ = ("found", "admission", "newest", "quantities")
+    __slots__ = ("found", "admission", "newest")
 
     def __init__(self) -> None:
         self.found: dict[FoundKey, Found] = {}  # krm_fn.kubevirt.find.find_spec
         self.admission: dict[int, Decision] = {}  # krm_fn.kubevirt.webhooks.admission, by id() of the object
         self.newest: dict[int, Decision] = {}  # the same by the newest release's API (kubevirt_versions.NEWEST)
-        self.quantities = QuantityCache()  # krm_fn.kube.quantity, for expand and admission

@@ -8,7 +8,8 @@ from typing import Final
 
 from krm_fn.kube.paths import Obj, ensure_map, get2, get3
 from krm_fn.kubevirt.cluster import ClusterConfig
-from krm_fn.kube.quantity import QuantityError, from_json, scalar_memo
+from krm_fn.kube.quantity import QuantityError
+from krm_fn.kube.quantity_json import from_json, scalar_memo
 from krm_fn.kubevirt_versions import LATEST, Release
 
 DEFAULT_CPU_REQUEST: Final = "100m"

@@ -20,7 +20,6 @@ from typing import Final
 
 from krm_fn.index import Index
 from krm_fn.kube.paths import Obj
-from krm_fn.kube.quantity import QuantityCache
 from krm_fn.kubevirt.caches import Caches
 from krm_fn.kubevirt.cluster import ClusterConfig
 from krm_fn.kubevirt.defaults import NETWORKS_FIELD
@@ -126,14 +125,14 @@ def vm_stages(vm: Obj, index: Index, cluster: ClusterConfig, caches: Caches | No
     mutated = persist_preferences(inferred, pref_spec, release) if pref_spec is not None else inferred
     if release.matcher_kind_defaulted:
         mutated = default_matcher_kinds(mutated)
-    expanded = admit_and_expand(mutated, it, pref, cluster, caches.quantities, release)
+    expanded = admit_and_expand(mutated, it, pref, cluster, release)
     if isinstance(expanded, Rejection):
         return VmStages(found, rejection=expanded, mutated=mutated, inferred=inferred)
     return VmStages(found, pending=expanded, mutated=mutated, inferred=inferred, tag=tag)
 
 
 def admit_and_expand(vm: Obj, it: Lookup, pref: Lookup, cluster: ClusterConfig,
-                     quantities: QuantityCache | None = None, release: Release = LATEST) -> Obj | Rejection:
+                     release: Release = LATEST) -> Obj | Rejection:
     """Admission, then expand, with one copy of the template where they can share it.
 
     Both apply the same specs and set the same defaults; they differ only in when the default disks and pod
@@ -161,7 +160,6 @@ def admit_and_expand(vm: Obj, it: Lookup, pref: Lookup, cluster: ClusterConfig,
         if isinstance(expanded, list):
             return conflicts_rejection(expanded)
         if isinstance(expanded, dict):
-            return requirements_rejection(it_spec, pref_spec, expanded["spec"]["template"]["spec"], quantities,
-                                          release) or expanded
+            return requirements_rejection(it_spec, pref_spec, expanded["spec"]["template"]["spec"], release) or expanded
         failed = Rejection("expand", expanded.message, NETWORKS_FIELD)
-    return admit(vm, it_spec, pref_spec, cluster, quantities, release) or failed
+    return admit(vm, it_spec, pref_spec, cluster, release) or failed

@@ -10,9 +10,10 @@ from typing import Any
 import pytest
 import yaml
 
-from krm_fn.kube.quantity import Quantity, QuantityError, exact, from_json, go_float_string
+from krm_fn.kube.quantity import Quantity, QuantityError, exact
+from krm_fn.kube.quantity_json import from_json, go_float_string
 from krm_fn.kubevirt.apply.memory import overcommit_request
-from krm_fn.kube.quantity import round_trip as canonical
+from krm_fn.kube.quantity_json import round_trip as canonical
 from tests.engine_support import conformance_dir
 
 

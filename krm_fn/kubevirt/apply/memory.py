@@ -7,7 +7,8 @@ from collections.abc import Sequence
 
 from krm_fn.kube.float32 import f32
 from krm_fn.kube.paths import Obj, copy_json, ensure_map, get2
-from krm_fn.kube.quantity import Quantity, from_json
+from krm_fn.kube.quantity import Quantity
+from krm_fn.kube.quantity_json import from_json
 from krm_fn.kubevirt.conflict import Conflict, child
 
 

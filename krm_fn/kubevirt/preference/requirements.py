@@ -7,7 +7,8 @@ from dataclasses import dataclass
 from typing import Final
 
 from krm_fn.kube.paths import Obj, get2, get3
-from krm_fn.kube.quantity import Quantity, QuantityCache, from_json
+from krm_fn.kube.quantity import Quantity
+from krm_fn.kube.quantity_json import parsed
 from krm_fn.kubevirt.topology import (
     ACROSS_CORES_THREADS,
     ACROSS_SOCKETS_CORES,
@@ -78,13 +79,11 @@ def _check_cpu(it: Obj | None, pref: Obj, needed: int, vmi: Obj) -> RequirementF
     return None
 
 
-def _check_memory(it: Obj | None, needed: Quantity, vmi: Obj,
-                  quantities: QuantityCache | None = None) -> RequirementFailure | None:
+def _check_memory(it: Obj | None, needed: Quantity, vmi: Obj) -> RequirementFailure | None:
     guest = get3(vmi, "domain", "memory", "guest")
     if guest is None and it is not None:
         guest = get2(it, "memory", "guest")
-    parse = quantities.from_json if quantities is not None else from_json
-    provided = parse(guest) if guest is not None else Quantity.from_int(0, "DecimalSI")
+    provided = parsed(guest) if guest is not None else Quantity.from_int(0, "DecimalSI")
     if provided.cmp(needed) >= 0:
         return None
     if it is not None:
@@ -97,9 +96,9 @@ def _check_memory(it: Obj | None, needed: Quantity, vmi: Obj,
 
 
 def check_requirements(it: Obj | None, pref: Obj | None, vmi: Obj,
-                       quantities: QuantityCache | None = None, architecture: bool = True) -> RequirementFailure | None:
-    """The first unmet requirement of ``pref`` for the (defaulted) VMI spec, or ``None``; ``quantities``
-    (optional) remembers parsed quantities across calls. ``architecture``: the release checks
+                       architecture: bool = True) -> RequirementFailure | None:
+    """The first unmet requirement of ``pref`` for the (defaulted) VMI spec, or ``None``. ``architecture``: the
+    release checks
     ``requirements.architecture`` (v1.7+)."""
     if pref is None:
         return None
@@ -113,8 +112,7 @@ def check_requirements(it: Obj | None, pref: Obj | None, vmi: Obj,
             return failure
     memory = req.get("memory")
     if memory is not None:
-        parse = quantities.from_json if quantities is not None else from_json
-        failure = _check_memory(it, parse(memory.get("guest") or 0), vmi, quantities)
+        failure = _check_memory(it, parsed(memory.get("guest") or 0), vmi)
         if failure:
             return failure
     arch = req.get("architecture") if architecture else None

@@ -38,7 +38,8 @@ from krm_fn.kube.api import (
 from krm_fn.kube.meta import metadata_problems
 from krm_fn.kube.status import INVALID, NOT_SUPPORTED, REQUIRED, TYPE_INVALID, Cause
 from krm_fn.kube.paths import FieldPath, Obj, dotted
-from krm_fn.kube.quantity import QuantityError, round_trip
+from krm_fn.kube.quantity import QuantityError
+from krm_fn.kube.quantity_json import round_trip
 from krm_fn.kubevirt.schema import (
     ARR,
     DEFAULT_TAG,

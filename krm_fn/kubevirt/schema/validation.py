@@ -11,7 +11,8 @@ import re
 from functools import cache
 from typing import Any, Final, NamedTuple
 
-from krm_fn.kube.quantity import QuantityError, round_trip
+from krm_fn.kube.quantity import QuantityError
+from krm_fn.kube.quantity_json import round_trip
 from krm_fn.kubevirt.schema import (
     ANY,
     ARR,

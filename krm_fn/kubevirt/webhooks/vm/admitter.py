@@ -17,14 +17,13 @@ from krm_fn.kubevirt.conflict import Conflict, admission_message
 from krm_fn.kubevirt.defaults import NETWORKS_FIELD, DefaultsError, set_default_vmi_spec
 from krm_fn.kubevirt.preference.requirements import check_requirements
 from krm_fn.kubevirt.preference.validation import SPREAD_FIELD, check_spread
-from krm_fn.kube.quantity import QuantityCache
 from krm_fn.kubevirt.rejection import Rejection
 from krm_fn.kubevirt.vmcopy import template_copy
 from krm_fn.kubevirt_versions import LATEST, Release
 
 
 def admit(vm: Obj, it: Obj | None, pref: Obj | None, cluster: ClusterConfig,
-          quantities: QuantityCache | None = None, release: Release = LATEST) -> Rejection | None:
+          release: Release = LATEST) -> Rejection | None:
     """The whole admission, on its own copy of the template, as ``release`` admits. Lookup failures are ignored
     there (v1.6+; v1.5's refusal: :func:`lookup_rejection`): pass the specs that were found."""
     if it is None and pref is None:
@@ -42,7 +41,7 @@ def admit(vm: Obj, it: Obj | None, pref: Obj | None, cluster: ClusterConfig,
         set_default_vmi_spec(cluster, vmi, release)
     except DefaultsError as err:
         return Rejection("admit", err.message, NETWORKS_FIELD)
-    return requirements_rejection(it, pref, vmi, quantities, release)
+    return requirements_rejection(it, pref, vmi, release)
 
 
 def lookup_rejection(family: Family, message: str) -> Rejection:
@@ -62,9 +61,8 @@ def conflicts_rejection(conflicts: list[Conflict]) -> Rejection:
     return Rejection("admit", admission_message(conflicts), str(conflicts[0]))
 
 
-def requirements_rejection(it: Obj | None, pref: Obj | None, vmi: Obj, quantities: QuantityCache | None = None,
-                           release: Release = LATEST) -> Rejection | None:
+def requirements_rejection(it: Obj | None, pref: Obj | None, vmi: Obj, release: Release = LATEST) -> Rejection | None:
     """The preference's requirements (those ``release`` checks), on the VMI spec with the specs applied and the
     defaults set."""
-    failure = check_requirements(it, pref, vmi, quantities, release.architecture_preference)
+    failure = check_requirements(it, pref, vmi, release.architecture_preference)
     return Rejection("admit", failure.message, failure.field) if failure else None
