@@ -30,7 +30,7 @@ from krm_fn.kube.api import (
     VM_API_VERSION,
 )
 from krm_fn.kube.paths import Obj
-from krm_fn.kubevirt.find import decoded_spec
+from krm_fn.kubevirt.find.object import decoded_spec
 from krm_fn.kubevirt.conflict import Conflict
 from krm_fn.kubevirt.rejection import STAGE_PREFIX
 from krm_fn.kubevirt.revision import revision_data

@@ -15,7 +15,8 @@ import pytest
 from krm_fn.index import Index
 from krm_fn.kube.api import INSTANCETYPE_KINDS, PREFERENCE_KINDS
 from krm_fn.kubevirt.cluster import ClusterConfig
-from krm_fn.kubevirt.find import FindError, find_object
+from krm_fn.kubevirt.find.found import FindError
+from krm_fn.kubevirt.find.object import find_object
 from krm_fn.kubevirt.pipeline import vm_stages
 from tests.render_support import render
 from krm_fn.render.spec import RendererSpec

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 
 if TYPE_CHECKING:
-    from krm_fn.kubevirt.find import Found
+    from krm_fn.kubevirt.find.found import Found
     from krm_fn.kubevirt.webhooks.admission import Decision
 
 # the live object a matcher names: (family, matcher kind, name, the VM's namespace)

@@ -24,7 +24,8 @@ from krm_fn.kubevirt.caches import Caches
 from krm_fn.kubevirt.cluster import ClusterConfig
 from krm_fn.kubevirt.defaults import NETWORKS_FIELD
 from krm_fn.kubevirt.expand import expand
-from krm_fn.kubevirt.find import FindError, Found, Matches, find_matches
+from krm_fn.kubevirt.find.found import FindError, Found, Matches
+from krm_fn.kubevirt.find.spec import find_matches
 from krm_fn.kubevirt.rejection import Rejection
 from krm_fn.kubevirt.schema import DEFAULT_TAG
 from krm_fn.kubevirt.schema.roundtrip import encode_shared

@@ -31,7 +31,8 @@ from typing import Final
 from krm_fn.index import ANY_NAMESPACE, Index, namespace_of
 from krm_fn.kube.api import CLUSTER_SCOPED_KINDS, FAMILIES, FAMILY_KINDS, Family
 from krm_fn.kube.paths import Obj, copy_json, get2
-from krm_fn.kubevirt.find import FindError, Matches, not_found, object_kind, resource_of
+from krm_fn.kubevirt.find.found import FindError, Matches
+from krm_fn.kubevirt.find.object import not_found, object_kind, resource_of
 from krm_fn.kubevirt.infer import InferError, infer_matcher
 from krm_fn.kubevirt.rejection import Rejection
 from krm_fn.results import FOLLOWS_FROM, Result

@@ -19,7 +19,9 @@ from krm_fn.kube.meta import metadata_problems, undecodable_metadata
 from krm_fn.kube.status import Cause
 from krm_fn.kube.paths import Obj, wrapped_items
 from krm_fn.kubevirt.caches import Caches
-from krm_fn.kubevirt.find import FindError, Matches, find_matches, live_object
+from krm_fn.kubevirt.find.found import FindError, Matches
+from krm_fn.kubevirt.find.object import live_object
+from krm_fn.kubevirt.find.spec import find_matches
 from krm_fn.kubevirt.pipeline import VmStages, vm_stages
 from krm_fn.kubevirt.revision import is_instancetype_revision
 from krm_fn.render.revisions import with_sync_wave

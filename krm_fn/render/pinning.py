@@ -14,7 +14,8 @@ from krm_fn.kube import kpt_annotations
 from krm_fn.kube.api import FAMILIES, KIND_CONTROLLER_REVISION, LABEL_OBJECT_NAME, LABEL_OBJECT_VERSION, Family
 from krm_fn.kube.meta import LABEL_VALUE_MAX
 from krm_fn.kube.paths import Obj, get
-from krm_fn.kubevirt.find import FindError, Found, find_object, live_object
+from krm_fn.kubevirt.find.found import FindError, Found
+from krm_fn.kubevirt.find.object import find_object, live_object
 from krm_fn.kubevirt.pipeline import VmStages
 from krm_fn.kubevirt.revision import revision_data
 from krm_fn.render.revisions import PinnedContent, build_pinned_revision, with_sync_wave

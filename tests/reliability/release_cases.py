@@ -21,7 +21,8 @@ from krm_fn.kube.api import INSTANCETYPE_API_VERSION as V1BETA1
 from krm_fn.kube.api import TYPE_KINDS
 from krm_fn.kube.paths import Obj
 from krm_fn.kubevirt.cluster import ClusterConfig
-from krm_fn.kubevirt.find import Found, decoded_spec
+from krm_fn.kubevirt.find.found import Found
+from krm_fn.kubevirt.find.object import decoded_spec
 from krm_fn.kubevirt.pipeline import vm_stages
 from krm_fn.kubevirt.revision import revision_data
 from krm_fn.kubevirt_versions import RELEASES

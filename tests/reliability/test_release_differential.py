@@ -27,7 +27,7 @@ import pytest
 from krm_fn.index import Index
 from krm_fn.kube.paths import Obj
 from krm_fn.kubevirt.cluster import ClusterConfig
-from krm_fn.kubevirt.find import FindError
+from krm_fn.kubevirt.find.found import FindError
 from krm_fn.kubevirt.pipeline import vm_stages
 from krm_fn.kubevirt_versions import RELEASES
 from tests.conftest import require_shared

@@ -95,3 +95,53 @@ def test_a_run_without_vms_does_not_import_the_engine(data: str) -> None:
             " and m not in ('krm_fn.render.spec', 'krm_fn.kubevirt.cluster')))")
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=REPO)
     assert run.stdout.strip() == "0 []", run.stdout + run.stderr
+
+
+def _module_imports(path: Path) -> set[str]:
+    """The krm_fn modules ``path`` imports, lazy and type-only imports included (``from krm_fn.kube import api``
+    names the module ``krm_fn.kube.api``, not the package)."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            for a in node.names:  # a module of the package, else a name the package defines
+                module = f"{node.module}.{a.name}"
+                found.add(module if _is_module(module) else node.module)
+    return {name for name in found if name.startswith("krm_fn.")}
+
+
+def _is_module(name: str) -> bool:
+    path = REPO.joinpath(*name.split("."))
+    return path.with_suffix(".py").is_file() or (path / "__init__.py").is_file()
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(REPO).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _cycle(graph: dict[str, set[str]]) -> list[str]:
+    """One import cycle of ``graph`` (a path that comes back to its start), or ``[]``."""
+    done: set[str] = set()
+    for start in sorted(graph):
+        stack, path = [(start, iter(sorted(graph[start])))], [start]
+        while stack:
+            node, rest = stack[-1]
+            nxt = next(rest, None)
+            if nxt is None:
+                stack.pop(), path.pop(), done.add(node)
+            elif nxt in path:
+                return path[path.index(nxt):] + [nxt]
+            elif nxt not in done:
+                stack.append((nxt, iter(sorted(graph[nxt])))), path.append(nxt)
+    return []
+
+
+def test_no_module_imports_itself_through_others() -> None:
+    """No import cycle, counting the imports made only for type checking: each module can be read after the
+    modules it names."""
+    modules = {_module_name(p): p for p in PACKAGE.rglob("*.py")}
+    graph = {name: (_module_imports(p) & modules.keys()) - {name} for name, p in modules.items()}
+    assert _cycle(graph) == []
+    assert _cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]

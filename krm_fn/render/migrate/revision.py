@@ -40,7 +40,8 @@ from krm_fn.kube.api import (
 from krm_fn.kube.identity import group_of
 from krm_fn.kube.paths import Obj, get
 from krm_fn.kubevirt.compatibility import is_spec_revision
-from krm_fn.kubevirt.find import FindError, object_kind
+from krm_fn.kubevirt.find.found import FindError
+from krm_fn.kubevirt.find.object import object_kind
 from krm_fn.render.migrate.common import FLAVOR_GROUP, current_kind, family_of, legacy_spec, target_kind
 
 OBJECT_LABEL_PREFIX: Final = "instancetype.kubevirt.io/object-"

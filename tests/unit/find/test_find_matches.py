@@ -8,7 +8,9 @@ import sys
 from krm_fn.index import Index
 from krm_fn.kubevirt.caches import Caches
 from krm_fn.kubevirt.cluster import ClusterConfig
-from krm_fn.kubevirt.find import FindError, Found, find_matches, live_object
+from krm_fn.kubevirt.find.found import FindError, Found
+from krm_fn.kubevirt.find.object import live_object
+from krm_fn.kubevirt.find.spec import find_matches
 from krm_fn.kubevirt.pipeline import vm_stages
 from tests.engine_support import instancetype, make_vm, preference
 

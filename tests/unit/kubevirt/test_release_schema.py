@@ -17,7 +17,7 @@ from krm_fn.catalog import CatalogSpec, generate
 from krm_fn.index import Index
 from krm_fn.kube.paths import Obj
 from krm_fn.kubevirt.cluster import ClusterConfig
-from krm_fn.kubevirt.find import find_object
+from krm_fn.kubevirt.find.object import find_object
 from krm_fn.kubevirt.rejection import STAGE_PREFIX
 from krm_fn.kubevirt.pipeline import vm_stages
 from krm_fn.kubevirt.revision import revision_data

@@ -15,7 +15,8 @@ from krm_fn.kube.paths import Obj
 from krm_fn.kubevirt.apply import VM_BASE, apply_to_vmi
 from krm_fn.kubevirt.cluster import ClusterConfig
 from krm_fn.kubevirt.expand import expand
-from krm_fn.kubevirt.find import FindError, Found, find_spec
+from krm_fn.kubevirt.find.found import FindError, Found
+from krm_fn.kubevirt.find.spec import find_spec
 from krm_fn.kubevirt.pipeline import vm_stages
 from krm_fn.kubevirt.revision import revision_data
 from krm_fn.kubevirt.schema.roundtrip import encode_object
