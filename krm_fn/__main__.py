@@ -1,3 +1,3 @@
-from krm_fn.cli import main
+from krm_fn.cli.main import main
 
 raise SystemExit(main())

@@ -1,4 +1,4 @@
-"""The pure core: ResourceList in, ResourceList out. No argv, env, files or exit codes here (see cli.py).
+"""The pure core: ResourceList in, ResourceList out. No argv, env, files or exit codes here (see krm_fn/cli).
 
 ``process(data) -> Output`` is the whole KRM function; ``process_stream(config, sources) -> Output`` the
 stream modes (kustomize legacy plugin, standalone / Argo CD CMP: krm_fn/stream.py says what a stream means);
@@ -36,7 +36,7 @@ if TYPE_CHECKING:  # imported lazily at run time (start-up time)
 
 
 class Options(NamedTuple):
-    """Decided at the edge (cli.py) and passed down (named tuples here: a dataclass costs ten times as much to
+    """Decided at the edge (krm_fn/cli) and passed down (named tuples here: a dataclass costs ten times as much to
     define, and a generator run is mostly start-up)."""
 
     base_dir: Path | None = None          # the root: relative catalog paths are resolved in it and stay inside it
@@ -44,7 +44,7 @@ class Options(NamedTuple):
     force_kind: str | None = None         # the entry point decides the config kind (legacy plugin layout)
     validate_only: bool = False           # `--validate`: results only, items unchanged
     workers: int = 1                      # processes that may render (krm_fn/workers.py)
-    fast_yaml: bool = True                # the yaml-rs lane (off under an address-space cap: see cli.py)
+    fast_yaml: bool = True                # the yaml-rs lane (off under an address-space cap: see cli/resources.py)
     handed_back_limit: int | None = None  # kustomize's legacy exec plugin route: warn above this many resources
 
 

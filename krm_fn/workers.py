@@ -6,7 +6,7 @@ blocks of :data:`BLOCK` items, writes them, and sends back texts, results and th
 an item does not depend on the others (``krm_fn.render.rendering.Rendering``), so what the child renders is
 what this process would. If the child fails in any way, this process renders its blocks too.
 
-Only the command turns this on (``Options.workers``, from the CPUs this process may use: ``krm_fn/cli.py``).
+Only the command turns this on (``Options.workers``, from the CPUs this process may use: ``krm_fn/cli/resources.py``).
 ``multiprocessing``'s fork context was measured as an alternative to :class:`Child`: its import alone costs
 ~17 ms, and its child bootstrap flushes the standard streams and prints the traceback of an uncaught exception,
 both of which the command must not do.

@@ -164,21 +164,21 @@ def test_unknown_option() -> None:
 
 
 def test_two_workers_unless_told_otherwise_or_memory_is_short(monkeypatch: pytest.MonkeyPatch) -> None:
-    from krm_fn import cli
+    from krm_fn.cli import resources
 
     monkeypatch.delenv("KUBEVIRT_KRM_WORKERS", raising=False)
-    monkeypatch.setattr(cli.os, "sched_getaffinity", lambda pid: {0, 1, 2, 3})
-    monkeypatch.setattr(cli, "_memory_limit", lambda: None)
-    assert cli._workers(10 << 20) == 2
-    monkeypatch.setattr(cli, "_memory_limit", lambda: 512 << 20)  # a 512 MiB container
-    assert cli._workers(1 << 20) == 2
-    assert cli._workers(14 << 20) == 1  # 10k VMs: two processes would need ~2 x 300 MB
+    monkeypatch.setattr(resources.os, "sched_getaffinity", lambda pid: {0, 1, 2, 3})
+    monkeypatch.setattr(resources, "memory_limit", lambda: None)
+    assert resources.workers(10 << 20) == 2
+    monkeypatch.setattr(resources, "memory_limit", lambda: 512 << 20)  # a 512 MiB container
+    assert resources.workers(1 << 20) == 2
+    assert resources.workers(14 << 20) == 1  # 10k VMs: two processes would need ~2 x 300 MB
     monkeypatch.setenv("KUBEVIRT_KRM_WORKERS", "1")
-    monkeypatch.setattr(cli, "_memory_limit", lambda: None)
-    assert cli._workers(10 << 20) == 1
-    monkeypatch.setattr(cli.os, "sched_getaffinity", lambda pid: {0})
+    monkeypatch.setattr(resources, "memory_limit", lambda: None)
+    assert resources.workers(10 << 20) == 1
+    monkeypatch.setattr(resources.os, "sched_getaffinity", lambda pid: {0})
     monkeypatch.delenv("KUBEVIRT_KRM_WORKERS")
-    assert cli._workers(10 << 20) == 1
+    assert resources.workers(10 << 20) == 1
 
 
 def test_no_yaml_rs_under_an_address_space_cap_it_could_hit(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -186,10 +186,10 @@ def test_no_yaml_rs_under_an_address_space_cap_it_could_hit(monkeypatch: pytest.
     our loader raises MemoryError and the run ends with one line."""
     import resource
 
-    from krm_fn import cli
+    from krm_fn.cli.resources import fast_yaml_fits
 
     monkeypatch.setattr(resource, "getrlimit", lambda which: (resource.RLIM_INFINITY, resource.RLIM_INFINITY))
-    assert cli._fast_yaml_fits(100 << 20)
+    assert fast_yaml_fits(100 << 20)
     monkeypatch.setattr(resource, "getrlimit", lambda which: (512 << 20, resource.RLIM_INFINITY))
-    assert cli._fast_yaml_fits(1 << 20)
-    assert not cli._fast_yaml_fits(100 << 20)
+    assert fast_yaml_fits(1 << 20)
+    assert not fast_yaml_fits(100 << 20)

@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from krm_fn import cli
+from krm_fn.cli import main as cli
+from krm_fn.cli.usage import USAGE
 from krm_fn.config import camel
 from krm_fn.kubevirt.cluster import ClusterConfig
 from krm_fn.kubevirt.defaults import MACHINE_TYPES
@@ -128,7 +129,9 @@ def test_an_internal_error_exits_2_with_one_line(monkeypatch: pytest.MonkeyPatch
         raise RuntimeError("a bug\nover two lines")
 
     monkeypatch.delenv("KUBEVIRT_KRM_DEBUG", raising=False)
-    monkeypatch.setattr(cli, "_catalog_docs", broken)
+    from krm_fn.cli import subcommands
+
+    monkeypatch.setattr(subcommands, "_catalog_docs", broken)
     code, out, err = run(["catalog", "docs"], capsysbinary)
     assert (code, out) == (2, b"")
     assert error_lines(err) == ["kubevirt-krm: error: internal error: RuntimeError: a bug over two lines "
@@ -136,14 +139,14 @@ def test_an_internal_error_exits_2_with_one_line(monkeypatch: pytest.MonkeyPatch
 
 
 def _exit_codes_in_the_code() -> set[int]:
-    """Every exit status krm_fn/cli.py can end with: literal codes given to _die, SystemExit, os._exit and
+    """Every exit status krm_fn/cli/ can end with: literal codes given to die, SystemExit, os._exit and
     returned by main, plus 128 + the signals it handles."""
-    source = (REPO / "krm_fn" / "cli.py").read_text()
-    codes = {int(c) for c in re.findall(r"_die\([^\n]*, (\d+)\)\s*$", source, re.M)}
+    source = "\n".join(p.read_text() for p in sorted((REPO / "krm_fn" / "cli").glob("*.py")))
+    codes = {int(c) for c in re.findall(r"\bdie\([^\n]*, (\d+)\)\s*$", source, re.M)}
     codes |= {int(c) for c in re.findall(r"(?:os\._exit|SystemExit)\((\d+)\)", source)}
     codes |= {int(c) for c in re.findall(r"^\s+return (\d+)\s*$", source, re.M)}
-    codes |= {1}  # _die's default, and exit_code() of error results
-    if "signal.signal(signal.SIGTERM, _terminate)" in source:
+    codes |= {1}  # die's default, and exit_code() of error results
+    if "signal.signal(signal.SIGTERM, terminate)" in source:
         codes.add(128 + signal.SIGTERM)
     return codes
 
@@ -151,7 +154,7 @@ def _exit_codes_in_the_code() -> set[int]:
 def test_every_exit_code_is_documented_in_help_and_readme() -> None:
     codes = _exit_codes_in_the_code()
     assert {0, 1, 2, 130, 141, 143} <= codes, codes
-    help_section = cli.USAGE.split("Exit status:")[1].split("Environment:")[0]
+    help_section = USAGE.split("Exit status:")[1].split("Environment:")[0]
     readme = (REPO / "README.md").read_text()
     readme_section = readme.split("\n## Exit codes and errors\n\n")[1].split("\n\n")[0]
     for code in codes:
@@ -160,7 +163,7 @@ def test_every_exit_code_is_documented_in_help_and_readme() -> None:
 
 
 def test_the_help_lists_every_cluster_setting_without_an_ellipsis() -> None:
-    config_reference = cli.USAGE.split("functionConfig")[1].split("Exit status:")[0]
+    config_reference = USAGE.split("functionConfig")[1].split("Exit status:")[0]
     assert "..." not in config_reference and "…" not in config_reference
     cluster = config_reference.split("spec.cluster:")[1].split("  A ConfigMap")[0]
     for f in dataclasses.fields(ClusterConfig):

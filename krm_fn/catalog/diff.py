@@ -11,7 +11,7 @@ an object only in the builtin (``removed``), only in the input (``added``), or `
 both values of each differing field. What the API server and virt-operator add to the objects they store
 (uid, resourceVersion, managedFields, status, the install-strategy annotations, the app.kubernetes.io labels,
 ...) and ``metadata.namespace`` are not compared unless ``--strict``. Exit 0: identical; 1: different;
-2: usage, unreadable input or unknown builtin (an :class:`~krm_fn.errors.FnError`, which ``cli.py`` reports).
+2: usage, unreadable input or unknown builtin (an :class:`~krm_fn.errors.FnError`, which ``krm_fn.cli`` reports).
 """
 
 from __future__ import annotations

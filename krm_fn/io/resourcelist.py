@@ -110,7 +110,7 @@ def decode(data: bytes) -> str:
 
 def parse_resource_list(text: str, fast: bool = True) -> ResourceList:
     """Parse a ResourceList (any apiVersion of kind ResourceList; missing items = []). ``fast``: let
-    :mod:`krm_fn.io.fastload` read what it can (off where memory is capped: see cli.py)."""
+    :mod:`krm_fn.io.fastload` read what it can (off where memory is capped: see cli/resources.py)."""
     text = without_document_boms(text)
     lane = (load_resource_list(text) or _without_items(text)) if fast else None
     docs, from_json = ([lane], False) if lane is not None else read_documents(text, track="items")

@@ -1,6 +1,6 @@
 """``kubevirt-krm upgrade-report``: what a KubeVirt upgrade (or a catalog version change) changes for each VM in
 Git, before the upgrade (issue 27). The command line here, the renders and the comparison in ``report.py``, the
-words in ``show.py``; ``cli.py`` reads the files and writes the report."""
+words in ``show.py``; ``krm_fn/cli`` reads the files and writes the report."""
 
 from __future__ import annotations
 

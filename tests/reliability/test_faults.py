@@ -2,7 +2,7 @@
 
 * stdout closed early (``kubevirt-krm < big | head -c 100``): exit quietly, non-zero, no traceback.
 * SIGTERM/SIGINT during a long run: no traceback, and no partial output: stdout is written once, at the end,
-  so a terminated run leaves the redirected file empty; with ``--output FILE`` (write-then-rename, cli.py)
+  so a terminated run leaves the redirected file empty; with ``--output FILE`` (write-then-rename, cli/output.py)
   the target is either absent or complete and no temporary file is left behind.
 """
 
@@ -151,24 +151,24 @@ def test_a_termination_swallowed_by_a_finalizer_still_ends_the_run(monkeypatch: 
     import io
     import sys
 
-    from krm_fn import cli
+    from krm_fn.cli import output, signals
 
-    monkeypatch.setattr(cli, "_signalled", [])
+    monkeypatch.setattr(signals, "signalled", [])
     swallowed: list[BaseException | None] = []
     monkeypatch.setattr(sys, "unraisablehook", lambda u: swallowed.append(u.exc_value))
 
     class Finalized:
         def __del__(self) -> None:
-            cli._terminate(signal.SIGTERM, None)
+            signals.terminate(signal.SIGTERM, None)
 
     Finalized()  # freed at once: the handler's SystemExit is raised inside __del__ and swallowed
     assert len(swallowed) == 1 and isinstance(swallowed[0], SystemExit)
     out = io.BytesIO()
     with pytest.raises(SystemExit) as exit_info:
-        cli._write(out, b"kind: VirtualMachine\n")
+        output.write(out, b"kind: VirtualMachine\n")
     assert exit_info.value.code == 128 + signal.SIGTERM and out.getvalue() == b""
     target = tmp_path / "out.yaml"
     target.write_text("previous\n")
     with pytest.raises(SystemExit):
-        cli.write_output(target, b"new\n")
+        output.write_output(target, b"new\n")
     assert target.read_text() == "previous\n" and sorted(p.name for p in tmp_path.iterdir()) == ["out.yaml"]

@@ -313,9 +313,9 @@ def test_100mb_input_under_a_memory_cap_fails_cleanly(input_100mb: Path) -> None
 def test_a_frame_allocation_failure_is_reported_as_out_of_memory() -> None:
     """CPython 3.11 raises SystemError('error return without exception set') when pushing a frame fails for
     lack of memory (seen in CI under the cap above): one line, exit 1, as for a MemoryError."""
-    code = ("import sys\nfrom krm_fn import cli\n"
+    code = ("import sys\nfrom krm_fn.cli import main\n"
             "def fail(args):\n    raise SystemError('error return without exception set')\n"
-            "cli._main = fail\nsys.exit(cli.main([]))\n")
+            "main.dispatch = fail\nsys.exit(main.main([]))\n")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, timeout=60, check=False)
     assert_one_line_failure(proc, "out of memory")
 

@@ -26,7 +26,7 @@ from typing import Any
 import pytest
 
 import krm_fn
-from krm_fn import cli
+from krm_fn.cli import main as cli
 from krm_fn.catalog.spec import CatalogSpec
 from krm_fn.config import camel
 from krm_fn.io.loader import load_documents

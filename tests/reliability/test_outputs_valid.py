@@ -140,7 +140,7 @@ def test_validate_output_on_the_command_line(tmp_path: Path) -> None:
                    "spec:\n  validateOutput: true\n")
     vm = resource_list([VM]).decode().split("items:\n", 1)[1]
     stream = "\n".join(line[2:] for line in vm.splitlines()) + "\n"
-    patched = [sys.executable, "-c", BAD_REVISION_NAMES + "; from krm_fn.cli import main; raise SystemExit(main())"]
+    patched = [sys.executable, "-c", BAD_REVISION_NAMES + "; from krm_fn.cli.main import main; raise SystemExit(main())"]
     proc = subprocess.run(patched + [str(cfg), "-"], input=stream.encode(), capture_output=True, timeout=120)
     assert proc.returncode == 1 and proc.stdout == b""
     lines = proc.stderr.decode().splitlines()

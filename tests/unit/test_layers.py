@@ -37,7 +37,7 @@ ALLOWED = {
     "upgrade": {"upgrade", "process", "config", "render", "catalog", "index", "io", "kube", "results", "errors",
                 "kubevirt_versions"},
     # the edge: argv, env, files; everything goes through the core
-    "cli.py": {"process", "workers", "stream", "fleet", "config", "catalog", "io", "kube", "results", "errors",
+    "cli": {"cli", "process", "workers", "stream", "fleet", "config", "catalog", "io", "kube", "results", "errors",
                "kubevirt_versions", "upgrade"},
     "__main__.py": {"cli"},
     "__init__.py": set(),

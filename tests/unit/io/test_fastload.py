@@ -846,7 +846,7 @@ def test_emitted_block_scalars_read_by_the_lane_as_by_the_loader(values: list[st
 def test_a_generator_run_does_not_import_pyyaml(tmp_path: Any) -> None:
     config = tmp_path / "catalog.yaml"
     config.write_text("apiVersion: kubevirt-krm.dev/v1alpha1\nkind: InstancetypeCatalog\nmetadata:\n  name: c\n")
-    code = ("import sys, io; from krm_fn.cli import main; "
+    code = ("import sys, io; from krm_fn.cli.main import main; "
             f"code = main([{str(config)!r}]); "
             "sys.stderr.write(repr((code, sorted(m for m in sys.modules if m == 'yaml' or m.startswith('yaml.')))))")
     run = subprocess.run([sys.executable, "-c", code], stdin=subprocess.DEVNULL, capture_output=True, text=True,

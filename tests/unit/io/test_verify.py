@@ -490,7 +490,7 @@ def test_a_wrong_fresh_emit_is_an_error_and_nothing_is_written(monkeypatch: pyte
 BOTH_WRONG = """\
 import sys
 import krm_fn.io.emitter, krm_fn.io.splice
-from krm_fn import cli
+from krm_fn.cli import main as cli
 krm_fn.io.emitter.plain_ok = lambda s: True
 real = krm_fn.io.splice._emit_pairs
 krm_fn.io.splice._emit_pairs = lambda e, pairs, column: real(e, pairs, column + 1)
