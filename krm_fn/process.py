@@ -12,19 +12,20 @@ import dataclasses
 import posixpath
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
-from krm_fn.catalog.errors import CatalogError, keypath
+from krm_fn.catalog.errors import CatalogError
 from krm_fn.config import Config, load
 from krm_fn.errors import ConfigError, FnError, InputError, shown
-from krm_fn.io.resourcelist import (ResourceList, line_of, parse_resource_list, put_aside, dump_resource_list,
-                                    set_aside, with_set_aside)
+from krm_fn.io.resourcelist import (ResourceList, dump_resource_list, parse_resource_list, put_aside, upsert,
+                                    with_set_aside)
 from krm_fn.kube import kpt_annotations
-from krm_fn.kube.meta import annotations_of
-from krm_fn.kube.api import ANN_PACKAGE_PATH, KIND_CATALOG
-from krm_fn.kube.identity import ObjectId, name_of, object_id
-from krm_fn.kube.paths import FieldPath, Obj, dotted, iter_objects
-from krm_fn.results import FileRef, ResourceRef, Result, exit_code, not_yet_said
+from krm_fn.kube.api import KIND_CATALOG
+from krm_fn.kube.identity import ObjectId, object_id
+from krm_fn.kube.paths import Obj
+from krm_fn.kube.package_root import package_root
+from krm_fn.results import (Result, annotation_results, catalog_result, config_result, exit_code,
+                            not_yet_said, unusable_results)
 from krm_fn.kubevirt_versions import release
 
 if TYPE_CHECKING:  # imported lazily at run time (start-up time)
@@ -75,7 +76,7 @@ class Output(NamedTuple):
     data: bytes
     results: list[Result]
     exit_code: int
-    notice: Result | None = None          # a warning for the user's terminal beside the output (krm_fn.fleet)
+    notice: Result | None = None          # a warning for the user's terminal beside the output (krm_fn.stream)
 
 
 def process(data: bytes, options: Options | None = None) -> Output:
@@ -113,7 +114,7 @@ def process_stream(config: Source, sources: Sequence[Source], options: Options |
                           if (i.text if isinstance(i, Prewritten) else stream.printed(i, config_id))]
     notice = None
     if opts.handed_back_limit is not None:
-        from krm_fn.fleet import legacy_plugin_warning
+        from krm_fn.stream import legacy_plugin_warning
 
         notice = legacy_plugin_warning(rl.items, len(out), opts.handed_back_limit)
     return Output(encode(dump_stream(rl, out, ran.splice)), results, code, notice)
@@ -288,9 +289,9 @@ def _run(rl: ResourceList, config: Config, options: Options,
     except InputError:
         raise
     except CatalogError as exc:
-        return rl.items, [_catalog_result(rl.function_config, config, problem) for problem in exc.problems]
+        return rl.items, [catalog_result(rl.function_config, config.kind, problem) for problem in exc.problems]
     except FnError as exc:
-        return rl.items, [_config_result(rl.function_config, exc.field_path or "", exc.message)]
+        return rl.items, [config_result(rl.function_config, exc.field_path or "", exc.message)]
 
 
 def _configured(rl: ResourceList, options: Options) -> tuple[Config, Options, list[Result]] | list[Result]:
@@ -300,100 +301,18 @@ def _configured(rl: ResourceList, options: Options) -> tuple[Config, Options, li
     bad_items = _annotations_checked(rl)
     try:
         config = load(rl.function_config, force_kind=options.force_kind)
-        options = _with_package_dir(options, rl.function_config)
+        options = options._replace(base_dir=package_root(options.base_dir, options.kpt, rl.function_config))
     except ConfigError as exc:
-        return [_config_result(rl.function_config, path, msg) for path, msg in exc.problems] + bad_items
+        return [config_result(rl.function_config, path, msg) for path, msg in exc.problems] + bad_items
     return config, options, bad_items
 
 
-def unusable_results(rl: ResourceList) -> list[Result]:
-    """An error result on each input item that could not be processed (set aside: the others are processed),
-    naming its file: kpt's path annotation, or the stream input it came from and the document's line."""
-    results = []
-    for unusable in set_aside(rl):
-        if not unusable.message:
-            continue  # said by its own results
-        item, origin = unusable.item, unusable.origin
-        file = FileRef(origin.file, origin.index, line_of(rl, origin)) if origin is not None and origin.is_file \
-            else FileRef.of(item)
-        # a stream item's message names the object, its input and line already
-        ref = ResourceRef.of(item) if origin is None and isinstance(item, dict) and item.get("kind") \
-            and name_of(item) else None
-        results.append(Result(unusable.message, "error", ref, file=file, tags=(("stage", "input"),)))
-    return results
-
-
-def _catalog_result(fn_config: Obj | None, config: Config, problem: tuple[str, FieldPath, str]) -> Result:
-    """One result per catalog problem: in a catalog file (``file: key path: message``), or in the settings
-    (field path in the functionConfig: ``spec.path``, ``spec.catalog.path`` or ``data.catalog.path``)."""
-    file, path, message = problem
-    if file:
-        return _config_result(fn_config, "", f"{file}: {keypath(path)}: {message}" if path else f"{file}: {message}")
-    steps = list(path[1:] if path[:1] == ("spec",) else path)
-    if config.kind != KIND_CATALOG:
-        steps.insert(0, "catalog")
-    is_configmap = isinstance(fn_config, dict) and fn_config.get("kind") == "ConfigMap"
-    where = dotted(("data" if is_configmap else "spec", *steps)) if is_configmap or fn_config else ""
-    return _config_result(fn_config, where, message)
-
-
-def _annotation_results(item: Any) -> list[Result]:
-    """An error result for each object of ``item`` whose path/index annotations kpt could not read
-    (``krm_fn.kube.kpt_annotations``): checked here, once, before anything reads them."""
-    return [Result.for_object(f"{path}: {message}", obj, field_path=path, tags=(("stage", "input"),))
-            for obj in iter_objects([item]) for path, message in kpt_annotations.problems(obj)]
-
-
 def _annotations_checked(rl: ResourceList) -> list[Result]:
-    """:func:`_annotation_results`, the items they are about set aside (written back unchanged, not rendered)."""
-    found = {i: _annotation_results(item) for i, item in enumerate(rl.items)}
+    """:func:`krm_fn.results.annotation_results`, the items they are about set aside (written back unchanged, not rendered)."""
+    found = {i: annotation_results(item) for i, item in enumerate(rl.items)}
     found = {i: results for i, results in found.items() if results}
     put_aside(rl, {i: "" for i in found})
     return [result for results in found.values() for result in results]
-
-
-def _with_package_dir(options: Options, fn_config: Obj | None) -> Options:
-    """The package-path annotation on the config moves the root (``options.base_dir``, where catalog paths
-    are resolved and must stay) to the package. kpt runs exec functions in its own cwd and passes the
-    package as an absolute path: in KRM mode (``options.kpt``) an absolute path naming a kpt package (a
-    directory holding a ``Kptfile``) is taken as the root. Anything else may only name a directory inside
-    the root, symlinks resolved: the annotation never widens what a config can read (docs/reliability.md)."""
-    package = annotations_of(fn_config).get(ANN_PACKAGE_PATH)
-    if not package or not isinstance(package, str):  # a non-string is refused by config.load
-        return options
-    where = dotted(("metadata", "annotations", ANN_PACKAGE_PATH))
-    root = options.base_dir
-
-    def refuse(message: str) -> ConfigError:
-        return ConfigError([(where, f"{shown(package)} {message}")])
-
-    try:
-        given = Path(package)
-        if given.is_absolute() and options.kpt and (given / "Kptfile").is_file():
-            return options._replace(base_dir=given.resolve())
-        if root is None:
-            raise refuse("cannot be used: no package root is known for this run")
-        base = root.resolve()
-        target = (base / given).resolve()
-        inside = target.is_relative_to(base)
-        is_dir = inside and target.is_dir()
-    except (OSError, RuntimeError, ValueError) as exc:  # a loop of symlinks, a name the file system refuses
-        raise refuse(f"cannot be resolved: {exc.strerror if isinstance(exc, OSError) else exc}") from None
-    if not inside:
-        raise refuse(f"is outside the package root {str(root)!r} (symlinks resolved); "
-                     f"only kpt's own package path (a directory with a Kptfile) may name another directory")
-    if not is_dir:
-        raise refuse("is not a directory")
-    return options._replace(base_dir=target)
-
-
-def _config_result(fn_config: Obj | None, path: str, message: str) -> Result:
-    ref = ResourceRef.of(fn_config) if isinstance(fn_config, dict) and fn_config.get("kind") else None
-    file = FileRef.of(fn_config) if isinstance(fn_config, dict) else None
-    text = f"{path}: {message}" if path else message
-    if ref is None:
-        text = f"functionConfig: {text}"
-    return Result(text, "error", ref, path or None, file=file)
 
 
 # --- generator ---------------------------------------------------------------------------------
@@ -403,8 +322,7 @@ def _generate(rl: ResourceList, config: Config, options: Options) -> tuple[list[
 
     spec = config.spec
     generated = generate(spec, options.base_dir, spec.kubevirt_version)
-    directory = _config_dir(config.source)
-    items = upsert(rl.items, generated, directory)
+    items = upsert(rl.items, generated, posixpath.dirname(kpt_annotations.file_path(config.source) or ""))
     # what the target release's cluster would make of each object we emit: every field known to that release
     # (its schema), then admission. A builtin catalog's output for the release it follows is the same on every run
     # and proven admissible by tests (tests/unit/kubevirt/test_admission.py, test_release_schema.py), so only a
@@ -424,55 +342,6 @@ def _generate(rl: ResourceList, config: Config, options: Options) -> tuple[list[
     from krm_fn.render.output import output_results
 
     return items, results + not_yet_said(results, output_results(rl.items, items, tag))
-
-
-def _config_dir(fn_config: Obj | None) -> str:
-    path = kpt_annotations.file_path(fn_config)
-    return posixpath.dirname(path) if path else ""
-
-
-def default_file(obj: Obj, directory: str) -> str:
-    """Where kpt should write a generated object: one file per kind next to the config."""
-    name = f"{str(obj.get('kind', 'object')).lower()}s.yaml"
-    return posixpath.join(directory, name) if directory else name
-
-
-def upsert(items: list[Obj], generated: Sequence[Obj], directory: str) -> list[Obj]:
-    """Replace items with the same id (:func:`krm_fn.kube.identity.object_id`) in place (keeping their annotations),
-    append the others with path/index annotations. An existing item whose content is already what we
-    generate stays the very same object, so it is written back byte-for-byte."""
-    position = {object_id(it): i for i, it in enumerate(items)}
-    out = list(items)
-    files = kpt_annotations.IndexAllocator(items)
-    for obj in generated:
-        key = object_id(obj)
-        at = position.get(key)
-        if at is not None:
-            existing = out[at]
-            merged = _with_annotations(obj, {**annotations_of(obj), **annotations_of(existing)})
-            if merged != existing:
-                out[at] = merged
-            continue
-        out.append(_with_annotations(obj, {**annotations_of(obj), **files.place(default_file(obj, directory))}))
-        position[key] = len(out) - 1
-    return out
-
-
-def _with_annotations(obj: Obj, annotations: dict[str, Any]) -> Obj:
-    """A shallow copy of ``obj`` whose metadata.annotations is ``annotations`` (metadata key order kept)."""
-    md = dict(obj.get("metadata") or {})
-    if annotations:
-        if "annotations" in md:
-            md["annotations"] = annotations
-        else:  # kube order: name, namespace, labels, annotations, then the rest
-            ordered: Obj = {}
-            for k in ("name", "namespace", "labels"):
-                if k in md:
-                    ordered[k] = md.pop(k)
-            md = {**ordered, "annotations": annotations, **md}
-    out = dict(obj)
-    out["metadata"] = md
-    return out
 
 
 # --- renderer ----------------------------------------------------------------------------------

@@ -6,9 +6,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal, NamedTuple
 
+from krm_fn.catalog.errors import keypath
 from krm_fn.errors import cut
+from krm_fn.io.resourcelist import ResourceList, line_of, set_aside
 from krm_fn.kube import kpt_annotations
-from krm_fn.kube.paths import Obj
+from krm_fn.kube.api import KIND_CATALOG
+from krm_fn.kube.identity import name_of
+from krm_fn.kube.paths import FieldPath, Obj, dotted, iter_objects
 
 Severity = Literal["error", "warning", "info"]
 # the tag of a result that follows from others (their field paths): KubeVirt's verdict on a VM whose references
@@ -142,3 +146,53 @@ def readable(text: str, limit: int | None = None) -> str:
 
 def exit_code(results: list[Result]) -> int:
     return 1 if any(r.severity == "error" for r in results) else 0
+
+
+# --- the core's results: on the config, on a catalog, on items set aside -------------------------------
+
+def config_result(fn_config: Obj | None, path: str, message: str) -> Result:
+    """An error result on the functionConfig at field ``path`` (``functionConfig:`` leads when it has no kind)."""
+    ref = ResourceRef.of(fn_config) if isinstance(fn_config, dict) and fn_config.get("kind") else None
+    file = FileRef.of(fn_config) if isinstance(fn_config, dict) else None
+    text = f"{path}: {message}" if path else message
+    if ref is None:
+        text = f"functionConfig: {text}"
+    return Result(text, "error", ref, path or None, file=file)
+
+
+def catalog_result(fn_config: Obj | None, kind: str, problem: tuple[str, FieldPath, str]) -> Result:
+    """One result per catalog problem: in a catalog file (``file: key path: message``), or in the settings
+    (field path in the functionConfig: ``spec.path``, ``spec.catalog.path`` or ``data.catalog.path``)."""
+    file, path, message = problem
+    if file:
+        return config_result(fn_config, "", f"{file}: {keypath(path)}: {message}" if path else f"{file}: {message}")
+    steps = list(path[1:] if path[:1] == ("spec",) else path)
+    if kind != KIND_CATALOG:
+        steps.insert(0, "catalog")
+    is_configmap = isinstance(fn_config, dict) and fn_config.get("kind") == "ConfigMap"
+    where = dotted(("data" if is_configmap else "spec", *steps)) if is_configmap or fn_config else ""
+    return config_result(fn_config, where, message)
+
+
+def annotation_results(item: Any) -> list[Result]:
+    """An error result for each object of ``item`` whose path/index annotations kpt could not read
+    (``krm_fn.kube.kpt_annotations``): checked here, once, before anything reads them."""
+    return [Result.for_object(f"{path}: {message}", obj, field_path=path, tags=(("stage", "input"),))
+            for obj in iter_objects([item]) for path, message in kpt_annotations.problems(obj)]
+
+
+def unusable_results(rl: ResourceList) -> list[Result]:
+    """An error result on each input item that could not be processed (set aside: the others are processed),
+    naming its file: kpt's path annotation, or the stream input it came from and the document's line."""
+    results = []
+    for unusable in set_aside(rl):
+        if not unusable.message:
+            continue  # said by its own results
+        item, origin = unusable.item, unusable.origin
+        file = FileRef(origin.file, origin.index, line_of(rl, origin)) if origin is not None and origin.is_file \
+            else FileRef.of(item)
+        # a stream item's message names the object, its input and line already
+        ref = ResourceRef.of(item) if origin is None and isinstance(item, dict) and item.get("kind") \
+            and name_of(item) else None
+        results.append(Result(unusable.message, "error", ref, file=file, tags=(("stage", "input"),)))
+    return results

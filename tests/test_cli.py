@@ -123,7 +123,7 @@ def test_a_fleet_on_the_legacy_plugin_route_gets_one_warning_line(tmp_path: Path
     """Past krm_fn.fleet's limit the legacy plugin run (config file in argv[1] and in the environment, as
     kustomize runs it) warns on stderr, naming the faster routes, and still succeeds with the same output; the
     same input piped into standalone mode (no plugin environment) is the faster route and is not warned."""
-    from krm_fn.fleet import LEGACY_PLUGIN_MAX_RESOURCES
+    from krm_fn.stream import LEGACY_PLUGIN_MAX_RESOURCES
 
     cfg = "apiVersion: kubevirt-krm.dev/v1alpha1\nkind: VirtualMachineRenderer\nmetadata:\n  name: r\n"
     (tmp_path / "cfg.yaml").write_text(cfg)

@@ -117,7 +117,7 @@ def run_stream(config: Source, base: Path | None, inputs: list[str], stdin: byte
     """The stream modes at the edge: inputs read (files, directories, stdin), the core run
     (``process.process_stream``), the output written; nothing is written unless the run succeeded."""
     from krm_fn.errors import InputError
-    from krm_fn.fleet import LEGACY_PLUGIN_MAX_RESOURCES, legacy_plugin_route
+    from krm_fn.stream import LEGACY_PLUGIN_MAX_RESOURCES, legacy_plugin_route
     from krm_fn.io.inputs import Source
     from krm_fn.process import Options, process_stream
 
@@ -133,7 +133,7 @@ def run_stream(config: Source, base: Path | None, inputs: list[str], stdin: byte
         die(exc.message)
     code = report(out.results, warnings=True)
     if out.notice is not None:
-        err(PREFIX + out.notice.summary())  # a fleet on kustomize's legacy plugin route (krm_fn.fleet)
+        err(PREFIX + out.notice.summary())  # a fleet on kustomize's legacy plugin route (krm_fn.stream)
     if code == 0:
         if stdout is not None:
             write(stdout, out.data)

@@ -8,6 +8,7 @@ text. Each item's text is :func:`krm_fn.io.write.write_items`'. Line breaks are 
 
 from __future__ import annotations
 
+import posixpath
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -21,8 +22,9 @@ from krm_fn.io.source import Origin, Read, Unusable
 from krm_fn.io.verify import check_emitted
 from krm_fn.io.write import OutItem, shared_values, write_items
 from krm_fn.kube.api import INSTANCETYPE_GROUP, RESOURCE_LIST_API_VERSION, RESOURCE_LIST_KIND, TYPE_KINDS
-from krm_fn.kube.identity import group_of
-from krm_fn.kube.meta import item_problem
+from krm_fn.kube import kpt_annotations
+from krm_fn.kube.identity import group_of, object_id
+from krm_fn.kube.meta import annotations_of, item_problem
 from krm_fn.kube.paths import Obj
 
 
@@ -292,3 +294,49 @@ def _item_texts(rl: ResourceList, items: Sequence[OutItem], as_entry: bool, spli
 def dump_stream(rl: ResourceList, items: Sequence[OutItem], splice: bool = True) -> str:
     """A plain ``---``-separated stream of the items (no results): kustomize plugins, Argo CD CMP."""
     return "---\n".join(_item_texts(rl, items, False, splice))
+
+
+# --- generated objects into the items (kpt SDK ``ResourceList.UpsertObjectToItems``) ------------------
+
+def default_file(obj: Obj, directory: str) -> str:
+    """Where kpt should write a generated object: one file per kind next to the config."""
+    name = f"{str(obj.get('kind', 'object')).lower()}s.yaml"
+    return posixpath.join(directory, name) if directory else name
+
+
+def upsert(items: list[Obj], generated: Sequence[Obj], directory: str) -> list[Obj]:
+    """Replace items with the same id (:func:`krm_fn.kube.identity.object_id`) in place (keeping their annotations),
+    append the others with path/index annotations. An existing item whose content is already what we
+    generate stays the very same object, so it is written back byte-for-byte."""
+    position = {object_id(it): i for i, it in enumerate(items)}
+    out = list(items)
+    files = kpt_annotations.IndexAllocator(items)
+    for obj in generated:
+        key = object_id(obj)
+        at = position.get(key)
+        if at is not None:
+            existing = out[at]
+            merged = _with_annotations(obj, {**annotations_of(obj), **annotations_of(existing)})
+            if merged != existing:
+                out[at] = merged
+            continue
+        out.append(_with_annotations(obj, {**annotations_of(obj), **files.place(default_file(obj, directory))}))
+        position[key] = len(out) - 1
+    return out
+
+
+def _with_annotations(obj: Obj, annotations: dict[str, Any]) -> Obj:
+    """A shallow copy of ``obj`` whose metadata.annotations is ``annotations`` (metadata key order kept)."""
+    md = dict(obj.get("metadata") or {})
+    if annotations:
+        if "annotations" in md:
+            md["annotations"] = annotations
+        else:  # kube order: name, namespace, labels, annotations, then the rest
+            ordered: Obj = {}
+            for k in ("name", "namespace", "labels"):
+                if k in md:
+                    ordered[k] = md.pop(k)
+            md = {**ordered, "annotations": annotations, **md}
+    out = dict(obj)
+    out["metadata"] = md
+    return out

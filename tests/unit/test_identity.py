@@ -13,7 +13,7 @@ from krm_fn.errors import ConfigError
 from krm_fn.kube.api import ANN_INDEX, ANN_PATH
 from krm_fn.kube.identity import ObjectId, group_of, object_id
 from krm_fn.kube.paths import iter_objects, wrapped_items
-from krm_fn.process import upsert
+from krm_fn.io.resourcelist import upsert
 from krm_fn.render.migrate.revision import is_controller_revision, looks_like_ours
 
 

@@ -1,5 +1,5 @@
 """Catalog files are read only from inside the package root, symlinks resolved, whatever the package-path
-annotation says (krm_fn.process._with_package_dir, krm_fn.catalog.load.resolve_path).
+annotation says (krm_fn.kube.package_root, krm_fn.catalog.load.resolve_path).
 
 The root is decided at the edge (cli.py): the cwd in KRM mode (kustomize runs a KRM function in the
 kustomization directory), ``$KUSTOMIZE_PLUGIN_CONFIG_ROOT`` for the kustomize legacy plugin, the config file's

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from krm_fn.kube.api import ANN_INDEX, ANN_PATH
-from krm_fn.process import upsert
+from krm_fn.io.resourcelist import upsert
 
 
 def obj(kind: str, name: str, **extra: object) -> dict[str, object]:
