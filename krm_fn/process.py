@@ -318,7 +318,7 @@ def _annotations_checked(rl: ResourceList) -> list[Result]:
 # --- generator ---------------------------------------------------------------------------------
 
 def _generate(rl: ResourceList, config: Config, options: Options) -> tuple[list[Obj], list[Result]]:
-    from krm_fn.catalog import generate
+    from krm_fn.catalog.generate import generate
 
     spec = config.spec
     generated = generate(spec, options.base_dir, spec.kubevirt_version)
@@ -349,10 +349,10 @@ def _generate(rl: ResourceList, config: Config, options: Options) -> tuple[list[
 def _rendering(rl: ResourceList, config: Config, options: Options) -> Rendering | None:
     """The renderer's phases prepared for the items (None without items: the engine is not even imported,
     start-up time). The catalog is handed down as a value, loaded only when a reference is not among the items
-    (``krm_fn.catalog.FallbackObjects``)."""
+    (``krm_fn.catalog.generate.FallbackObjects``)."""
     if not rl.items:
         return None
-    from krm_fn.catalog import FallbackObjects
+    from krm_fn.catalog.generate import FallbackObjects
     from krm_fn.render.rendering import Rendering
 
     spec = config.spec

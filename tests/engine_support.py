@@ -34,7 +34,7 @@ from krm_fn.kubevirt.find.object import decoded_spec
 from krm_fn.kubevirt.conflict import Conflict
 from krm_fn.kubevirt.rejection import STAGE_PREFIX
 from krm_fn.kubevirt.revision import revision_data
-from krm_fn.kubevirt.schema import DEFAULT_TAG
+from krm_fn.kubevirt.schema.tree import DEFAULT_TAG
 from krm_fn.kubevirt.schema.roundtrip import encode_object
 from krm_fn.kubevirt_versions import RELEASES, KubevirtVersion
 from tests.render_support import render

@@ -10,8 +10,8 @@ import yaml
 from tests.conftest import assert_clean_failure, run_fn
 
 CM = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\ndata:\n  flag: 'yes'\n"
-RL = f"apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n- apiVersion: v1\n  kind: ConfigMap\n" \
-     f"  metadata:\n    name: cm\n  data:\n    flag: 'yes'\n"
+RL = "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n- apiVersion: v1\n  kind: ConfigMap\n" \
+     "  metadata:\n    name: cm\n  data:\n    flag: 'yes'\n"
 
 
 def test_help_and_version() -> None:

@@ -5,7 +5,6 @@ revisions-validate shows is the real one."""
 
 from __future__ import annotations
 
-import os
 import re
 import shutil
 import subprocess

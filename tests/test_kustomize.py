@@ -10,7 +10,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from krm_fn.catalog import CatalogSpec, generate
+from krm_fn.catalog.generate import generate
+
+from krm_fn.catalog.spec import CatalogSpec
 from tests.conftest import REPO, run_fn
 from tests.integration_support import MISSING_TYPE_STDERR, MISSING_TYPE_VM, Golden, require_tool, tool_env
 

@@ -175,7 +175,7 @@ def render(swagger_path: Path) -> str:
 def release_tags() -> list[str]:
     """Every tag of the release table but the base's (the tag the base document, SWAGGER, is), oldest first."""
     sys.path.insert(0, str(REPO))
-    from krm_fn.kubevirt.schema import BASE_TAG, TAGS
+    from krm_fn.kubevirt.schema.tree import BASE_TAG, TAGS
 
     return [tag for tag in TAGS if tag != BASE_TAG]
 

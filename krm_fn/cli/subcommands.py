@@ -50,9 +50,9 @@ def upgrade_report(args: list[str]) -> int:
     (krm_fn/upgrade); exit 0 nothing changes, 1 something does, 2 usage or unusable config or input."""
     from krm_fn.errors import FnError
     from krm_fn.process import Options
-    from krm_fn.upgrade import HELP as UPGRADE_HELP
-    from krm_fn.upgrade import main as upgrade_main
-    from krm_fn.upgrade import request
+    from krm_fn.upgrade.command import HELP as UPGRADE_HELP
+    from krm_fn.upgrade.command import main as upgrade_main
+    from krm_fn.upgrade.command import request
 
     if any(a in HELP for a in args[:args.index("--") if "--" in args else len(args)]):
         print_text(UPGRADE_HELP + "\n")
@@ -70,12 +70,9 @@ def upgrade_report(args: list[str]) -> int:
 
 
 def _catalog_docs(args: list[str]) -> int:
-    from krm_fn.catalog import (
-        CatalogSpec,
-        load_catalog_file,
-        render_docs,
-        render_readme,
-    )
+    from krm_fn.catalog.docs import render as render_docs, render_readme
+    from krm_fn.catalog.generate import load_catalog_file
+    from krm_fn.catalog.spec import CatalogSpec
     from krm_fn.catalog.errors import command_line_message
     from krm_fn.errors import FnError
 

@@ -9,7 +9,6 @@ A string that is already canonical (fast path) is remembered and printed back ve
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING, Final, Literal
 
 from krm_fn.kube.float32 import f32

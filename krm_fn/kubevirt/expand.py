@@ -9,7 +9,7 @@ caller's part (:mod:`krm_fn.kubevirt.pipeline`).
 from __future__ import annotations
 
 from krm_fn.kube.paths import Obj, ensure_map
-from krm_fn.kubevirt.apply import VM_BASE, apply_to_vmi
+from krm_fn.kubevirt.apply.vmi import VM_BASE, apply_to_vmi
 from krm_fn.kubevirt.cluster import ClusterConfig
 from krm_fn.kubevirt.conflict import Conflict
 from krm_fn.kubevirt.defaults import (

@@ -27,7 +27,7 @@ from krm_fn.kubevirt.expand import expand
 from krm_fn.kubevirt.find.found import FindError, Found, Matches
 from krm_fn.kubevirt.find.spec import find_matches
 from krm_fn.kubevirt.rejection import Rejection
-from krm_fn.kubevirt.schema import DEFAULT_TAG
+from krm_fn.kubevirt.schema.tree import DEFAULT_TAG
 from krm_fn.kubevirt.schema.roundtrip import encode_shared
 from krm_fn.kubevirt.schema.validation import schema_errors
 from krm_fn.kubevirt.vmcopy import expand_copy

@@ -21,7 +21,7 @@ from krm_fn.kube.api import (
     LABEL_OBJECT_VERSION,
 )
 from krm_fn.kube.paths import Obj
-from krm_fn.kubevirt.schema import DEFAULT_TAG
+from krm_fn.kubevirt.schema.tree import DEFAULT_TAG
 from krm_fn.kubevirt.schema.roundtrip import encode_object
 
 STRIPPED_METADATA: Final = ("labels", "annotations", "finalizers", "ownerReferences", "managedFields")

@@ -11,7 +11,7 @@ from krm_fn.index import iter_objects
 from krm_fn.kube.api import INSTANCETYPE_API_VERSION, INSTANCETYPE_GROUP
 from krm_fn.kube.paths import Obj
 from krm_fn.kube.status import Cause, invalid_message, no_kind_match
-from krm_fn.kubevirt.schema import DEFAULT_TAG
+from krm_fn.kubevirt.schema.tree import DEFAULT_TAG
 from krm_fn.kubevirt.webhooks.admission import Decision, covers, decided
 from krm_fn.render.migrate.common import target_kind
 from krm_fn.results import Result

@@ -11,7 +11,7 @@ from typing import Any
 
 from krm_fn.kube.api import INSTANCETYPE_API_VERSION, INSTANCETYPE_VERSION, TYPE_KINDS
 from krm_fn.kube.paths import Obj, wrapped_items
-from krm_fn.kubevirt.schema import DEFAULT_TAG
+from krm_fn.kubevirt.schema.tree import DEFAULT_TAG
 from krm_fn.kubevirt.schema.crd import definition, unknown_fields
 from krm_fn.kubevirt.schema.strict import covers, problems
 from krm_fn.render.carriers import POOL_TEMPLATE, carried, moved

@@ -24,7 +24,7 @@ T = TypeVar("T")
 def _served(catalog_objects: Iterable[Obj], scope: str) -> Index:
     """The index of the catalog objects the renderer takes the cluster to have: the kinds of
     ``spec.catalog.scope`` (by default only the cluster-scoped ones, which is what virt-operator deploys).
-    ``catalog_objects`` are read on the index's first lookup (``krm_fn.catalog.FallbackObjects`` loads the
+    ``catalog_objects`` are read on the index's first lookup (``krm_fn.catalog.generate.FallbackObjects`` loads the
     catalog then)."""
     kinds = {"Cluster": CLUSTER_SCOPED_KINDS, "Namespaced": TYPE_KINDS - CLUSTER_SCOPED_KINDS}.get(scope, TYPE_KINDS)
     return Index(catalog_objects, unplaced=ANY_NAMESPACE, kinds=kinds)
@@ -36,10 +36,10 @@ class Rendering:
     :class:`Rendered` in input order (what depends on the order: generated revisions, their files and indexes,
     results). ``per_item`` is False in ``migrate`` mode, which rewrites the list as a whole. ``catalog_objects``:
     where references missing from the items are looked up, read only when one is (a value the core hands
-    down: ``krm_fn.catalog.FallbackObjects``)."""
+    down: ``krm_fn.catalog.generate.FallbackObjects``)."""
 
     def __init__(self, items: list[Obj], spec: RendererSpec, catalog_objects: Iterable[Obj] = ()) -> None:
-        from krm_fn.render.migrate import deprecation_infos, migrate
+        from krm_fn.render.migrate.items import deprecation_infos, migrate
 
         self.spec = spec
         self.source = items

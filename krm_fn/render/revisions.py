@@ -19,7 +19,7 @@ from krm_fn.kube.api import ANN_SYNC_WAVE, CONTROLLER_REVISION_API_VERSION, INST
 from krm_fn.kube.meta import annotations_of
 from krm_fn.kube.paths import Obj
 from krm_fn.kubevirt.revision import revision_data, revision_labels
-from krm_fn.kubevirt.schema import DEFAULT_TAG
+from krm_fn.kubevirt.schema.tree import DEFAULT_TAG
 
 MAX_NAME_LENGTH: Final = 253  # a DNS subdomain
 DIGEST_LENGTH: Final = 16

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-import krm_fn.catalog
+import krm_fn.catalog.generate
 from krm_fn.kube.paths import copy_json
 from tests.reliability.support import checked_process, checked_run
 
@@ -15,7 +15,7 @@ from tests.reliability.support import checked_process, checked_run
 def _cached_builtin(copies: bool) -> Iterator[dict[tuple[str, str | None, str | None], list[Any]]]:
     """``load_builtin_objects`` generating each builtin catalog once while active; ``copies``: each call gets
     its own deep copy, else the cached objects themselves. Yields the cache."""
-    original = krm_fn.catalog.load_builtin_objects
+    original = krm_fn.catalog.generate.load_builtin_objects
     cache: dict[tuple[str, str | None, str | None], list[Any]] = {}
 
     def cached(name: str = "common-instancetypes", version: str | None = None,
@@ -27,7 +27,7 @@ def _cached_builtin(copies: bool) -> Iterator[dict[tuple[str, str | None, str | 
         return objects
 
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(krm_fn.catalog, "load_builtin_objects", cached)
+        mp.setattr(krm_fn.catalog.generate, "load_builtin_objects", cached)
         yield cache
 
 
@@ -45,7 +45,7 @@ def shared_builtin_catalog() -> Iterator[None]:
     """The builtin catalogs generated once per module and handed out *without* a copy (the layout fuzzer
     renders ~40,000 small lists: the copies were most of its time). Mutation is still caught: the cached
     objects are compared with a fresh load when the module is done."""
-    original = krm_fn.catalog.load_builtin_objects
+    original = krm_fn.catalog.generate.load_builtin_objects
     for cache in _cached_builtin(copies=False):
         yield
     for key, objects in cache.items():

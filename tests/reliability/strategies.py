@@ -22,7 +22,7 @@ from krm_fn.kube.api import (
     KIND_INSTANCETYPE,
     KIND_PREFERENCE,
 )
-from krm_fn.kubevirt.schema import ARR, DEFAULT_TAG, MAP, OBJ, QTY, SCALAR, Node, spec_schema
+from krm_fn.kubevirt.schema.tree import ARR, DEFAULT_TAG, MAP, OBJ, QTY, SCALAR, Node, spec_schema
 from krm_fn.kubevirt.schema.strict import required_fields
 from tests.reliability.layouts import Plain, node
 

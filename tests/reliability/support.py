@@ -15,7 +15,7 @@ from krm_fn.io.emitter import Emitter
 from krm_fn.io.loader import load_documents
 from krm_fn.io.resourcelist import parse_resource_list
 from krm_fn.process import Options, process, run
-from krm_fn.kubevirt.schema import DEFAULT_TAG
+from krm_fn.kubevirt.schema.tree import DEFAULT_TAG
 from krm_fn.kubevirt.schema.strict import covers, validate_object
 from krm_fn.render.output import output_results
 from tests.conftest import fn_command

@@ -605,7 +605,7 @@ def _write_findings(path: str, classes: dict[tuple[str, ...], list[str]], counts
 
 
 def main(argv: list[str] | None = None) -> int:
-    import krm_fn.catalog
+    import krm_fn.catalog.generate
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0] if __doc__ else None)
     parser.add_argument("--objects", type=int, default=0)
@@ -618,9 +618,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0, help="survey seed")
     args = parser.parse_args(argv)
     only = tuple(d for d in args.dims.split(",") if d)
-    original = krm_fn.catalog.load_builtin_objects
+    original = krm_fn.catalog.generate.load_builtin_objects
     cache = original()
-    krm_fn.catalog.load_builtin_objects = lambda name="common-instancetypes": (
+    krm_fn.catalog.generate.load_builtin_objects = lambda name="common-instancetypes": (
         cache if name == "common-instancetypes" else original(name))
     if args.survey:
         survey(args.survey, args.findings, args.seed, only)

@@ -24,7 +24,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from krm_fn.catalog import generate
+from krm_fn.catalog.generate import generate
 from krm_fn.catalog.spec import CatalogSpec
 from krm_fn.kube.api import INSTANCETYPE_API_VERSION, TYPE_KINDS
 from krm_fn.kubevirt.webhooks.admission import decide

@@ -7,7 +7,9 @@ from typing import Any
 
 import pytest
 
-from krm_fn.catalog import CatalogSpec, generate
+from krm_fn.catalog.generate import generate
+
+from krm_fn.catalog.spec import CatalogSpec
 from krm_fn.kube.paths import copy_json
 from krm_fn.render.revisions import build_pinned_revision
 from krm_fn.kube.meta import is_dns_subdomain

@@ -1,4 +1,4 @@
-"""The renderer's lookup catalog is a value the core hands down (``krm_fn.catalog.FallbackObjects``): loaded when
+"""The renderer's lookup catalog is a value the core hands down (``krm_fn.catalog.generate.FallbackObjects``): loaded when
 a reference is not among the items, once per run, and never when every reference is."""
 
 from __future__ import annotations
@@ -8,8 +8,9 @@ from typing import Any
 
 import pytest
 
-import krm_fn.catalog
-from krm_fn.catalog import CatalogSpec, FallbackObjects
+import krm_fn.catalog.generate
+from krm_fn.catalog.generate import FallbackObjects
+from krm_fn.catalog.spec import CatalogSpec
 from krm_fn.process import process
 from tests.engine_support import instancetype, make_vm
 
@@ -18,13 +19,13 @@ from tests.engine_support import instancetype, make_vm
 def loads(monkeypatch: pytest.MonkeyPatch) -> list[tuple[Any, ...]]:
     """Every load of a builtin catalog, by its arguments."""
     calls: list[tuple[Any, ...]] = []
-    real = krm_fn.catalog.load_builtin_objects
+    real = krm_fn.catalog.generate.load_builtin_objects
 
     def counting(*args: Any) -> list[Any]:
         calls.append(args)
         return real(*args)
 
-    monkeypatch.setattr(krm_fn.catalog, "load_builtin_objects", counting)
+    monkeypatch.setattr(krm_fn.catalog.generate, "load_builtin_objects", counting)
     return calls
 
 

@@ -14,11 +14,12 @@ import pytest
 import yaml
 
 from krm_fn import kubevirt_versions
-from krm_fn.catalog import CatalogSpec, generate
+from krm_fn.catalog.generate import generate
+from krm_fn.catalog.spec import CatalogSpec
 from krm_fn.config import load
 from krm_fn.errors import ConfigError, FnError
 from krm_fn.kube.api import INSTANCETYPE_VERSION
-from krm_fn.kubevirt_versions import DEFAULT, RELEASES, KubevirtVersion, Release, release
+from krm_fn.kubevirt_versions import DEFAULT, RELEASES, KubevirtVersion, release
 from krm_fn.process import Options, process
 from tests.render_support import render
 from krm_fn.render.spec import RendererSpec

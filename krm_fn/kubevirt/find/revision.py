@@ -12,7 +12,7 @@ from krm_fn.kube.paths import Obj
 from krm_fn.kubevirt.compatibility import alpha_spec
 from krm_fn.kubevirt.find.found import FindError, Found
 from krm_fn.kubevirt.find.object import decoded_spec, not_found, object_kind, spec_definition
-from krm_fn.kubevirt.schema import DEFAULT_TAG
+from krm_fn.kubevirt.schema.tree import DEFAULT_TAG
 from krm_fn.kubevirt.schema.roundtrip import known_only
 from krm_fn.kubevirt_versions import release_of
 

@@ -11,7 +11,7 @@ from krm_fn.kube.paths import Obj, get, get2
 from krm_fn.kubevirt.find.found import FindError, Found, Matches
 from krm_fn.kubevirt.find.object import decoded_spec, find_object
 from krm_fn.kubevirt.find.revision import revision, spec_from_revision
-from krm_fn.kubevirt.schema import DEFAULT_TAG
+from krm_fn.kubevirt.schema.tree import DEFAULT_TAG
 
 if TYPE_CHECKING:
     from krm_fn.kubevirt.caches import Caches, FoundKey

@@ -25,20 +25,8 @@ from typing import Any, Final
 
 from krm_fn.kube.paths import FieldPath, Obj, dotted
 from krm_fn.kube.status import INVALID, REQUIRED, TYPE_INVALID, Cause, field_error, go_number
-from krm_fn.kubevirt.schema import (
-    ANY,
-    ARR,
-    DEFAULT_TAG,
-    MAP,
-    OBJ,
-    QTY,
-    SCALAR,
-    Node,
-    go_int,
-    is_json_integer,
-    open_schema,
-)
-from krm_fn.kubevirt.schema.strict import FIELDS_V1_DEF, META_DEF, Required, required_fields
+from krm_fn.kubevirt.schema.tree import ANY, ARR, DEFAULT_TAG, MAP, OBJ, QTY, SCALAR, Node, go_int, is_json_integer, open_schema
+from krm_fn.kubevirt.schema.strict import FIELDS_V1_DEF, Required, required_fields
 
 _INT_OR_STRING: Final = ("integer", "string")
 

@@ -13,7 +13,7 @@ from typing import Any, Final
 
 from krm_fn.kube.paths import copy_json
 from krm_fn.kube.quantity_json import is_canonical_text, round_trip, scalar_memo
-from krm_fn.kubevirt.schema import ARR, DEFAULT_TAG, MAP, OBJ, QTY, SCALAR, Encode, Node, compiled, open_schema
+from krm_fn.kubevirt.schema.tree import ARR, DEFAULT_TAG, MAP, OBJ, QTY, SCALAR, Encode, Node, compiled, open_schema
 
 _ZERO: Final[dict[str, Any]] = {"string": "", "integer": 0, "number": 0, "boolean": False}
 

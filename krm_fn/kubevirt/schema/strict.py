@@ -40,19 +40,7 @@ from krm_fn.kube.status import INVALID, NOT_SUPPORTED, REQUIRED, TYPE_INVALID, C
 from krm_fn.kube.paths import FieldPath, Obj, dotted
 from krm_fn.kube.quantity import QuantityError
 from krm_fn.kube.quantity_json import round_trip
-from krm_fn.kubevirt.schema import (
-    ARR,
-    DEFAULT_TAG,
-    INT64_HIGH,
-    INT64_LOW,
-    MAP,
-    OBJ,
-    QTY,
-    Node,
-    document,
-    go_int,
-    spec_schema,
-)
+from krm_fn.kubevirt.schema.tree import ARR, DEFAULT_TAG, INT64_HIGH, INT64_LOW, MAP, OBJ, QTY, Node, document, go_int, spec_schema
 
 META_DEF: Final = "k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta"
 FIELDS_V1_DEF: Final = "k8s.io.apimachinery.pkg.apis.meta.v1.FieldsV1"  # arbitrary JSON in Kubernetes

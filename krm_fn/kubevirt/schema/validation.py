@@ -13,27 +13,7 @@ from typing import Any, Final, NamedTuple
 
 from krm_fn.kube.quantity import QuantityError
 from krm_fn.kube.quantity_json import round_trip
-from krm_fn.kubevirt.schema import (
-    ANY,
-    ARR,
-    DEFAULT_TAG,
-    INT64_HIGH,
-    INT64_LOW,
-    INT_FORMATS,
-    MAP,
-    OBJ,
-    QTY,
-    SCALAR,
-    TOP_LEVEL_KEYS,
-    VM_SPEC_DEF,
-    VM_STATUS_DEF,
-    Check,
-    Node,
-    compiled,
-    is_json_integer,
-    open_schema,
-    spec_schema,
-)
+from krm_fn.kubevirt.schema.tree import ANY, ARR, DEFAULT_TAG, INT64_HIGH, INT64_LOW, INT_FORMATS, MAP, OBJ, QTY, SCALAR, TOP_LEVEL_KEYS, VM_SPEC_DEF, VM_STATUS_DEF, Check, Node, compiled, is_json_integer, open_schema, spec_schema
 
 
 # --- validation -------------------------------------------------------------------------------

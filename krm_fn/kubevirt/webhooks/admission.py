@@ -43,7 +43,7 @@ from krm_fn.kube.meta import object_meta_causes
 from krm_fn.kube.paths import Obj
 from krm_fn.kube.status import DEPRECATED, INVALID, Cause, invalid_message, no_kind_match
 from krm_fn.kubevirt.rejection import Stage
-from krm_fn.kubevirt.schema import DEFAULT_TAG
+from krm_fn.kubevirt.schema.tree import DEFAULT_TAG
 from krm_fn.kubevirt.schema.crd import as_decoded, definition, schema_causes, unknown_fields, unmarshal_error
 from krm_fn.kubevirt.schema.strict import META_DEF
 from krm_fn.kubevirt.preference.webhooks import admitter as preference

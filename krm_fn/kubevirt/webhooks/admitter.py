@@ -14,7 +14,7 @@ from typing import Any, Final
 
 from krm_fn.errors import cut
 from krm_fn.kube.status import DEPRECATED, INVALID, Cause
-from krm_fn.kubevirt.webhooks import Answer
+from krm_fn.kubevirt.webhooks.answer import Answer
 
 OVERCOMMIT_PATH: Final = "spec.memory.overcommitPercent"
 HUGEPAGES_PATH: Final = "spec.memory.hugepages"

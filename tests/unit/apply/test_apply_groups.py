@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from krm_fn.kubevirt.apply import VM_BASE, apply_to_vmi
+from krm_fn.kubevirt.apply.vmi import VM_BASE, apply_to_vmi
 from krm_fn.kubevirt.conflict import Conflict, admission_message
 from tests.engine_support import expand_message
 

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from krm_fn.kubevirt.apply import VM_BASE, apply_to_vmi
+from krm_fn.kubevirt.apply.vmi import VM_BASE, apply_to_vmi
 
 BASE = "spec.template.spec."
 

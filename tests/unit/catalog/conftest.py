@@ -9,7 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from krm_fn.catalog import CatalogSpec, generate
+from krm_fn.catalog.generate import generate
+
+from krm_fn.catalog.spec import CatalogSpec
 from krm_fn.kube.paths import Obj
 
 REPO = Path(__file__).resolve().parents[3]

@@ -10,7 +10,9 @@ from typing import Any
 import jsonschema
 import pytest
 
-from krm_fn.catalog import CatalogSpec, generate
+from krm_fn.catalog.generate import generate
+
+from krm_fn.catalog.spec import CatalogSpec
 from krm_fn.kube.paths import Obj
 
 NAMES = ["c.large", "c.medium", "c.small", "c.xlarge", "c.xsmall", "g.medium", "g.xlarge", "g.xsmall",

@@ -4,7 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from krm_fn.catalog import CatalogSpec, Selection, load_catalog_file, render_docs
+from krm_fn.catalog.docs import render as render_docs
+
+from krm_fn.catalog.generate import load_catalog_file
+
+from krm_fn.catalog.spec import CatalogSpec, Selection
 from krm_fn.catalog.docs import readme_path, render_readme
 REPO = Path(__file__).resolve().parents[3]
 

@@ -11,7 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from krm_fn.catalog import CatalogError, CatalogSpec, generate
+from krm_fn.catalog.errors import CatalogError
+
+from krm_fn.catalog.generate import generate
+
+from krm_fn.catalog.spec import CatalogSpec
 
 VALID = """\
 sizes:

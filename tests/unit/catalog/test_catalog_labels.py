@@ -10,7 +10,9 @@ from collections.abc import Callable
 
 import pytest
 
-from krm_fn.catalog import CatalogSpec, generate
+from krm_fn.catalog.generate import generate
+
+from krm_fn.catalog.spec import CatalogSpec
 from krm_fn.catalog.quantity import parse
 from krm_fn.kube import api
 from krm_fn.kube.paths import Obj, get

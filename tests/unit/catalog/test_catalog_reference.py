@@ -24,7 +24,9 @@ from typing import Any
 import pytest
 import yaml
 
-from krm_fn.catalog import CatalogSpec, generate
+from krm_fn.catalog.generate import generate
+
+from krm_fn.catalog.spec import CatalogSpec
 from krm_fn.kube import api
 from krm_fn.kube.paths import Obj
 from krm_fn.kubevirt_versions import DEPLOYED, RELEASES, default_builtin_version, deployed_by

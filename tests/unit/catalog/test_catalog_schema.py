@@ -9,7 +9,7 @@ import jsonschema
 import pytest
 import yaml
 
-from krm_fn.catalog import builtin_names
+from krm_fn.catalog.load import builtin_names
 from krm_fn.catalog.instancetypes import SERIES_KEYS
 from krm_fn.catalog.instancetypes import SPEC_KEYS as INSTANCETYPE_SPEC_KEYS
 from krm_fn.catalog.load import BUILTIN_DIR, TOP_KEYS

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from krm_fn.catalog import CatalogSpec, Selection, generate, load_builtin_objects
+from krm_fn.catalog.generate import generate, load_builtin_objects
+
+from krm_fn.catalog.spec import CatalogSpec, Selection
 from krm_fn.kube.paths import Obj
 
 

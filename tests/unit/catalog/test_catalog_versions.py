@@ -7,7 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from krm_fn.catalog import CatalogError, CatalogSpec, generate
+from krm_fn.catalog.errors import CatalogError
+
+from krm_fn.catalog.generate import generate
+
+from krm_fn.catalog.spec import CatalogSpec
 from krm_fn.kube.api import ANN_INSTANCETYPE_DESCRIPTION, LABEL_COMMON_INSTANCETYPES_VERSION
 from krm_fn.kube.paths import Obj
 

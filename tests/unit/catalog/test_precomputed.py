@@ -7,7 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from krm_fn.catalog import CatalogSpec, generate, precomputed, yamlsrc
+from krm_fn.catalog import precomputed, yamlsrc
+
+from krm_fn.catalog.generate import generate
+
+from krm_fn.catalog.spec import CatalogSpec
 from krm_fn.catalog.load import load_for_spec
 from krm_fn.catalog.spec import BUILTIN_DIR, builtin_names
 from krm_fn.io.verify import same

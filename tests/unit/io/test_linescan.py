@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import copy
 import random
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +14,7 @@ from krm_fn.io.linescan import END, FLOW_MAP, MAP, OTHER, SCALAR, SEQ, STREAM_EN
 from krm_fn.io.loader import key_text, scalar_value
 from krm_fn.io.locate import _libyaml_events, locate, plan
 from tests.conftest import REPO
-from tests.randomised import SEED, count, digits_drawn_again
+from tests.randomised import SEED, count
 
 
 def _libyaml(text: str) -> list[tuple[Any, ...]] | None:

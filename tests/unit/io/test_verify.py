@@ -18,7 +18,6 @@ import pytest
 
 import krm_fn.io.splice as patch_module
 import krm_fn.io.source as source_module
-import krm_fn.process as process_module
 from krm_fn.errors import InputError
 from krm_fn import workers as split
 from krm_fn.io.emitter import Emitter

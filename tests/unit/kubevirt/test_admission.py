@@ -9,10 +9,14 @@ from typing import Any
 import pytest
 import yaml
 
-from krm_fn.catalog import CatalogSpec, builtin_names, generate
+from krm_fn.catalog.generate import generate
+
+from krm_fn.catalog.load import builtin_names
+
+from krm_fn.catalog.spec import CatalogSpec
 from krm_fn.kube.status import DEPRECATED, INVALID, REQUIRED, TYPE_INVALID, Cause
 from krm_fn.kubevirt.caches import Caches
-from krm_fn.kubevirt.schema import DEFAULT_TAG
+from krm_fn.kubevirt.schema.tree import DEFAULT_TAG
 from krm_fn.kubevirt.schema.strict import problems as schema_problems
 from krm_fn.kubevirt.webhooks.admission import Decision, covers, decide, decided, refused, served
 from krm_fn.render.admission import describe, results

@@ -16,7 +16,7 @@ import yaml
 
 from krm_fn.io.loader import load_documents
 from krm_fn.kube.status import INVALID, REQUIRED, TYPE_INVALID, Cause, go_quote, invalid_message
-from krm_fn.kubevirt.schema import INT_FORMATS, Node
+from krm_fn.kubevirt.schema.tree import INT_FORMATS, Node
 from krm_fn.kubevirt.schema.crd import definition
 from krm_fn.kubevirt.webhooks.admission import Decision, decide
 from krm_fn.kubevirt_versions import DEFAULT, RELEASES

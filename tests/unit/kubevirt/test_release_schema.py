@@ -13,7 +13,9 @@ from typing import Any
 import pytest
 import yaml
 
-from krm_fn.catalog import CatalogSpec, generate
+from krm_fn.catalog.generate import generate
+
+from krm_fn.catalog.spec import CatalogSpec
 from krm_fn.index import Index
 from krm_fn.kube.paths import Obj
 from krm_fn.kubevirt.cluster import ClusterConfig
@@ -21,7 +23,7 @@ from krm_fn.kubevirt.find.object import find_object
 from krm_fn.kubevirt.rejection import STAGE_PREFIX
 from krm_fn.kubevirt.pipeline import vm_stages
 from krm_fn.kubevirt.revision import revision_data
-from krm_fn.kubevirt.schema import BASE_TAG, TAGS, document, open_schema, release_diff, spec_schema
+from krm_fn.kubevirt.schema.tree import BASE_TAG, TAGS, document, open_schema, release_diff, spec_schema
 from krm_fn.kubevirt.schema.crd import definition, unknown_fields
 from krm_fn.kubevirt.schema.roundtrip import encode_object
 from krm_fn.kubevirt.schema.strict import problems

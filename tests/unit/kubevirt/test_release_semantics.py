@@ -12,7 +12,7 @@ import pytest
 
 from krm_fn.index import Index
 from krm_fn.kube.paths import Obj
-from krm_fn.kubevirt.apply import VM_BASE, apply_to_vmi
+from krm_fn.kubevirt.apply.vmi import VM_BASE, apply_to_vmi
 from krm_fn.kubevirt.cluster import ClusterConfig
 from krm_fn.kubevirt.expand import expand
 from krm_fn.kubevirt.find.found import FindError, Found
@@ -20,7 +20,7 @@ from krm_fn.kubevirt.find.spec import find_spec
 from krm_fn.kubevirt.pipeline import vm_stages
 from krm_fn.kubevirt.revision import revision_data
 from krm_fn.kubevirt.schema.roundtrip import encode_object
-from krm_fn.kubevirt.preference.apply import apply_preference
+from krm_fn.kubevirt.preference.apply.vmi import apply_preference
 from krm_fn.kubevirt.webhooks.admission import decide
 from krm_fn.kubevirt_versions import RELEASES, Release
 from tests.engine_support import as_stored, instancetype, make_object, make_vm, preference

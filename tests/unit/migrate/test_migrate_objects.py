@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from krm_fn.render.migrate import deprecation_infos, migrate
+from krm_fn.render.migrate.items import deprecation_infos, migrate
 from krm_fn.render.migrate.flavor import choose_profile, convert_flavor, profile_spec
 from krm_fn.render.migrate.objects import convert_object
 

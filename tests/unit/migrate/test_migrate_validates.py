@@ -10,7 +10,7 @@ import base64
 import json
 from typing import Any
 
-from krm_fn.render.migrate import migrate
+from krm_fn.render.migrate.items import migrate
 from krm_fn.process import process
 from tests.conftest import REPO, run_fn
 

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from krm_fn.kube.api import LABEL_OBJECT_VERSION
-from krm_fn.render.migrate import migrate
+from krm_fn.render.migrate.items import migrate
 
 V1B1 = "instancetype.kubevirt.io/v1beta1"
 NS = "legacy"

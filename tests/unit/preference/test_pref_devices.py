@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from krm_fn.kubevirt.preference.apply import apply_preference
+from krm_fn.kubevirt.preference.apply.vmi import apply_preference
 
 DISK_PREF = {"preferredDiskBus": "virtio", "preferredDiskCache": "writethrough", "preferredDiskIO": "native",
              "preferredDiskBlockSize": {"custom": {"logical": 512, "physical": 4096}},

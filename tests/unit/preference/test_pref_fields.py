@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from krm_fn.kube.paths import get
-from krm_fn.kubevirt.preference.apply import apply_preference
+from krm_fn.kubevirt.preference.apply.vmi import apply_preference
 
 DEV = ("domain", "devices")
 

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from krm_fn.kubevirt.preference.apply import apply_preference
+from krm_fn.kubevirt.preference.apply.vmi import apply_preference
 
 
 def _apply(pref: dict[str, Any], vmi: dict[str, Any], meta: dict[str, Any] | None = None) -> dict[str, Any]:

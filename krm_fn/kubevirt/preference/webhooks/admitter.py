@@ -16,7 +16,7 @@ from typing import Any, Final
 
 from krm_fn.errors import cut
 from krm_fn.kube.status import DEPRECATED, INVALID, Cause
-from krm_fn.kubevirt.webhooks import Answer
+from krm_fn.kubevirt.webhooks.answer import Answer
 from krm_fn.kubevirt.topology import (
     ACROSS_CORES_THREADS,
     ACROSS_SOCKETS_CORES,

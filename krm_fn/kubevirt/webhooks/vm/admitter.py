@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from krm_fn.kube.api import Family
 from krm_fn.kube.paths import Obj, ensure_map, get2
-from krm_fn.kubevirt.apply import VM_BASE, apply_to_vmi
+from krm_fn.kubevirt.apply.vmi import VM_BASE, apply_to_vmi
 from krm_fn.kubevirt.cluster import ClusterConfig
 from krm_fn.kubevirt.conflict import Conflict, admission_message
 from krm_fn.kubevirt.defaults import NETWORKS_FIELD, DefaultsError, set_default_vmi_spec
