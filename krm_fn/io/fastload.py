@@ -15,7 +15,7 @@ This lane uses it only where it provably gives the loader's answer, and hands ev
   than kubectl's three spellings, a block scalar with no content
   line at the end of its entry (yaml-rs reads ``"\n"``, libyaml ``""``) or on the input's last line without
   a line break. Anchors, aliases, tags, merge keys, explicit keys, directives and document markers are left
-  to the loader too. A chunk where any of these *could* start a node (:data:`TOKENS`, each a superset of its
+  to the loader too. A chunk where any of these *could* start a node (:data:`~krm_fn.io.subset.TOKENS`, each a superset of its
   class: it also matches inside quoted and block scalars) is parsed by the loader instead. Non-string mapping
   keys (yaml-rs keeps ``1:`` an int) send the chunk to the loader as well.
 * **Text.** Characters YAML 1.1 and 1.2 treat differently (NEL, LS/PS, CR) or that libyaml rejects, and
@@ -35,31 +35,8 @@ from typing import Any
 
 from krm_fn.errors import InputError
 from krm_fn.io.document import Document
+from krm_fn.io.subset import BOM, NON_PRINTABLE, OTHER_BREAKS, TOKENS
 
-# Where yaml-rs and the loader part ways, by class: (the characters a token can start with, the pattern).
-# A chunk where any of these could start a node goes to the loader. Each is a superset of its class
-# (tests/unit/io/test_fastload.py proves each one is needed).
-TOKENS: dict[str, tuple[str, str]] = {
-    # YAML 1.1 booleans (kubectl) that are strings in YAML 1.2 (yaml-rs)
-    "bool": ("yYnNoO", r"(?:[yYnN]|yes|Yes|YES|no|No|NO|on|On|ON|off|Off|OFF)(?=[ \t]*(?:$|[#,\]}]|:(?:[ \t]|$)))"),
-    # "_" in a number: kubectl drops it (and Go's ParseFloat takes it between digits), yaml-rs does not
-    "underscore": ("_-+.0123456789", r"_|[-+.0-9][-+._0-9a-zA-Z:]*_"),
-    # a leading zero (octal for kubectl, decimal for yaml-rs) or any base prefix: kubectl reads a prefixed
-    # integer beyond 64 bits (0xFFFFFFFFFFFFFFFFFFFF) as a string, yaml-rs as an int of any size
-    "radix": ("-+0", r"[-+]?0[0-9xXoObB]"),
-    # 19 digits or more: beyond int64/uint64 kubectl reads a float, yaml-rs an int of any size
-    "long digits": ("-+0123456789", r"[-+]?[0-9]{19}"),
-    # an exponent of 3 digits or more: beyond float64 (1e400) kubectl keeps the string, yaml-rs reads inf
-    "big exponent": ("-+.0123456789", r"[-+.0-9][-+.0-9]*[eE][-+]?[0-9]{3}"),
-    # .inf/.nan in any case: kubectl knows three spellings of each, yaml-rs reads ".iNf" as inf too
-    "inf nan": ("-+.", r"[-+]?\.[iInN][nNaA][fFnN]"),
-    # a block scalar with no content line before the end of the chunk (only blank or comment lines):
-    # libyaml reads "", yaml-rs "\n" ("|", ">", any chomping or indentation indicator). A lookahead: what
-    # follows the header (up to the next entry) must stay visible to the other scans.
-    "empty block": ("|>", r"[|>][-+0-9]*(?=[ \t]*(?:#[^\n]*)?\n(?:[ \t]*(?:#[^\n]*)?\n)*(?:- |\Z))"),
-    # nodes the loader must build: anchors, aliases, tags, directives, merge keys, explicit keys, markers
-    "node": ("&*!%<?-.", r"[&*!%]|<<|\?(?:[ \t]|$)|---|\.\.\."),
-}
 # Where a node can start: after ": ", "- ", at a line's first non-blank, after a JSON-like key, in flow after
 # "[", "{", ",". One pattern per place: a literal first character keeps each scan at C speed (one pattern
 # with all of them is ten times slower). Tabs are handled by sending their entries to the loader.
@@ -107,7 +84,7 @@ def _risk_any() -> re.Pattern[str]:
 
 
 # characters read differently by YAML 1.1 and 1.2 (line breaks), or rejected by libyaml
-_BAD_TEXT = re.compile(r"[\r\x85\u2028\u2029\ufeff\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x84\x86-\x9f\ud800-\udfff\ufffe\uffff]")
+_BAD_TEXT = re.compile(f"[{OTHER_BREAKS}{BOM}{NON_PRINTABLE}]")
 _DEEP = (" " * 256, "- " * 64)  # nesting deep enough to matter for yaml-rs's stack (it is 1000 for the loader)
 _PRINTABLE_ASCII = bytes(range(0x20, 0x7F)) + b"\n\t"
 # what may come before "items:" (kpt and kustomize write apiVersion and kind): no construct that spans lines
@@ -173,7 +150,7 @@ _LEADING_COMMENTS = re.compile(r"(?:[ \t]*(?:#[^\n]*)?\n)*")
 def load_stream(text: str) -> list[Document] | None:
     """The documents of a YAML stream (one file) as the loader would read them (``load_documents(text)``),
     or None when the lane does not apply. The same rules as for a ResourceList's entries: each document
-    between ``---`` lines is a chunk, read by yaml-rs unless a :data:`TOKENS` class could start a node in it
+    between ``---`` lines is a chunk, read by yaml-rs unless a :data:`~krm_fn.io.subset.TOKENS` class could start a node in it
     (or it starts with something other than a key), else by the loader on its own."""
     if _bad_text(text) or not _plain_separators(text):
         return None
@@ -246,7 +223,7 @@ def load_plain(text: str, scan: str | None = None) -> Any:
     """The value of ``text``, one block mapping or sequence at column 0 (a config file, the emitter's read-back
     batch), when yaml-rs provably reads it as the loader does; None when the lane does not apply (the loader
     reads it then, and words any error). The conditions are the ones an entry of :func:`load_resource_list`
-    meets: the text ends with a line break, holds no character, nesting or :data:`TOKENS` risk that sends an
+    meets: the text ends with a line break, holds no character, nesting or :data:`~krm_fn.io.subset.TOKENS` risk that sends an
     entry to the loader (``---``, ``...`` and ``%`` among them: one document), and only string keys.
     ``scan``: the text the flow and risk scans read instead of ``text`` (``verify.check_emitted``: the same lines,
     the content of the block scalars it wrote blanked)."""

@@ -9,14 +9,14 @@ the events given are libyaml's. At the first line outside the subset :func:`scan
 the walk starts over on libyaml's events. ``tests/unit/io/test_linescan.py`` runs both side by side on random
 layouts in and out of the subset, and on damaged ones.
 
-The subset: ASCII, LF line breaks, no tab; every line empty, or ``[- ]key:`` with nothing after it (a nested
-block collection follows, more indented or as ``- `` entries at the key's column), or ``[- ]key: value`` /
-``- value`` where a value is one plain scalar without ``:`` or ``#`` and with no trailing space, a quoted
-scalar without escapes, ``[]``, a flow mapping on the line of plain keys and plain or JSON-quoted values (the
-walk never looks inside one), or (after a key) a block scalar header ``|``/``>`` with an optional chomping
-indicator. Keys are plain, start with a letter and are not a YAML 1.1 boolean or null. A block scalar's lines
-are empty or indented at least as its first line (deeper than its key), and the line that ends it is no
-deeper than its key. No null values, comments, anchors, tags, directives or document markers.
+The subset (:mod:`krm_fn.io.subset` holds its line pattern): ASCII, LF line breaks, no tab; every line empty, or
+``[- ]key:`` with nothing after it (a nested block collection follows, more indented or as ``- `` entries at the
+key's column), or ``[- ]key: value`` / ``- value`` where a value is one plain scalar without ``:`` or ``#`` and
+with no trailing space, a quoted scalar without escapes, ``[]``, a flow mapping on the line of plain keys and
+plain or JSON-quoted values (the walk never looks inside one), or (after a key) a block scalar header ``|``/``>``
+with an optional chomping indicator. Keys are plain, start with a letter and are not a YAML 1.1 boolean or null. A
+block scalar's lines are empty or indented at least as its first line (deeper than its key), and the line that
+ends it is no deeper than its key. No null values, comments, anchors, tags, directives or document markers.
 """
 
 from __future__ import annotations
@@ -26,32 +26,22 @@ from collections.abc import Generator
 from functools import lru_cache
 from typing import Any
 
+from krm_fn.io.subset import KEY, LINE, NOT_STR_KEYS
+
 SCALAR, ALIAS, MAP, FLOW_MAP, SEQ, END, STREAM_END, OTHER = range(8)
 
 Event = tuple[int, int, int, int, Any]
 
-_PLAIN = r"""[^-?:,\[\]{}#&*!|>'"%@`\s][^\n#:]*(?<! )"""
-_SCALAR = rf"""{_PLAIN}|"[^"\\\n]*"|'[^'\n]*'"""
-# a flow mapping on one line of plain keys and plain (no space, no indicator) or double-quoted values
-_FLOW_VALUE = r'[\w./][\w./+=~-]*|"(?:[^"\\\n]|\\[\\"/bfnrt]|\\u[0-9a-fA-F]{4})*"'
-_KEY = r"[A-Za-z][\w./-]*"  # a plain key the scan reads
-_FLOW_PAIR = rf"""{_KEY}: (?:{_FLOW_VALUE})"""
-_FLOW = rf"""\{{(?:{_FLOW_PAIR}(?:, {_FLOW_PAIR})*)?\}}|\[\]"""
-LINE = re.compile(
-    rf"""(?P<ind> *)(?P<dash>- )?(?:(?P<key>{_KEY}):(?: (?:(?P<val>{_SCALAR})|(?P<flow>{_FLOW})"""
-    rf"""|(?P<blk>[|>][-+]?)))?|(?P<sval>{_SCALAR}))\n""")
-# keys YAML 1.1 resolves to a boolean or null (a key the loader would not read as this string); libyaml allows
-# a simple key at most 1024 characters (the scan, 1000)
-_NOT_STR = frozenset("y yes n no true false on off null".split())
-_KEY_TEXT = re.compile(_KEY)
+_KEY_TEXT = re.compile(KEY)
 
 
 @lru_cache(maxsize=4096)
 def plain_key(key: Any) -> bool:
-    """Whether ``key`` is a string :func:`scan` reads as a key of its own (a :data:`LINE` key of at most 1000
-    characters that the loader reads as this string, not a YAML 1.1 boolean or null)."""
+    """Whether ``key`` is a string :func:`scan` reads as a key of its own.
+
+    That is a :data:`~krm_fn.io.subset.LINE` key of at most 1000 characters that is not a YAML 1.1 boolean or null."""
     return type(key) is str and len(key) <= 1000 and _KEY_TEXT.fullmatch(key) is not None \
-        and key.lower() not in _NOT_STR
+        and key.lower() not in NOT_STR_KEYS
 
 
 class Unsure(Exception):
@@ -87,7 +77,7 @@ def scan(text: str) -> Generator[Event, Any, None]:
         ind_text, dash_text, key, val, flow, blk, sval = m.groups()
         ind, dash = len(ind_text), dash_text is not None
         at = pos + ind
-        if key is None and not dash or key is not None and (len(key) > 1000 or key.lower() in _NOT_STR):
+        if key is None and not dash or key is not None and (len(key) > 1000 or key.lower() in NOT_STR_KEYS):
             raise Unsure  # before any event of this line (libyaml reads the line to make them)
         if held:  # libyaml reads this line before it gives a value's event: a deeper line continues the value
             if ind > held_column:

@@ -20,6 +20,8 @@ import math
 import re
 from typing import Any
 
+from krm_fn.io.subset import BOM, INDICATORS, NON_PRINTABLE
+
 _TRUE = ("y", "Y", "yes", "Yes", "YES", "true", "True", "TRUE", "on", "On", "ON")
 _FALSE = ("n", "N", "no", "No", "NO", "false", "False", "FALSE", "off", "Off", "OFF")
 _NULL = ("", "~", "null", "Null", "NULL")
@@ -122,9 +124,9 @@ _OTHER_READERS = re.compile(
     """
 )
 # Characters that may not start a plain scalar, and sequences that may not appear in one.
-_BAD_START = frozenset("-?:,[]{}#&*!|>'\"%@` \t")
+_BAD_START = frozenset(INDICATORS + " \t")
 _BAD_INSIDE = re.compile(r": |:$| #|[\t\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff]|\s$")
-_NON_PRINTABLE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x84\x86-\x9f\ud800-\udfff\ufeff\ufffe\uffff]")
+_NON_PRINTABLE = re.compile(f"[{NON_PRINTABLE}{BOM}]")
 _JSON_UNSAFE_FOR_YAML = re.compile(r"[\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff\ud800-\udfff]")
 
 

@@ -11,7 +11,8 @@ import re
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from krm_fn.io.verify import has_directives, hazard
+from krm_fn.io.subset import hazard
+from krm_fn.io.verify import has_directives
 from krm_fn.kube.api import ANN_ID, RESOURCE_LIST_API_VERSION
 from krm_fn.kube.identity import name_of, object_id
 from krm_fn.kube.meta import annotations_of
@@ -106,7 +107,7 @@ class Read:
 
     def trusted(self, span: tuple[int, int, int]) -> bool:
         """Whether the source text at ``span``, copied as it stands (not shifted), provably means what it meant
-        in the input: it ends with its own line break, holds no alias or other line break (``verify.hazard``),
+        in the input: it ends with its own line break, holds no alias or other line break (``subset.hazard``),
         and the input has no directive."""
         start, end, _ = span
         text = self.text

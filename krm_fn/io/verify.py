@@ -37,7 +37,6 @@ from __future__ import annotations
 import itertools
 import marshal
 import math
-import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -50,26 +49,6 @@ class WriteError(Exception):
     """A text we were about to write does not read back as what we decided: a bug of ours, never written.
 
     It is not an :class:`~krm_fn.errors.InputError`: the command reports it as an internal error (exit 2)."""
-
-
-# a character an alias can follow: whitespace, a flow indicator, or the ":" after a JSON-like key in flow ({"k":*a})
-_ALIAS_BEFORE = frozenset(" \t\n[{,:")
-# characters libyaml reads as line breaks besides LF (CR is normalised away by resourcelist.decode)
-_OTHER_BREAKS = re.compile("[\r\x85\u2028\u2029]")
-
-
-def hazard(text: str, start: int, end: int) -> bool:
-    """Whether ``text[start:end]`` may mean something else on its own: an alias, or a line break that is not LF."""
-    star = text.find("*", start, end)
-    while star >= 0:
-        if star == start or text[star - 1] in _ALIAS_BEFORE:
-            return True
-        star = text.find("*", star + 1, end)
-    return not _ascii(text, start, end) and _OTHER_BREAKS.search(text, start, end) is not None
-
-
-def _ascii(text: str, start: int, end: int) -> bool:
-    return text.isascii() or text[start:end].isascii()
 
 
 def has_directives(text: str) -> bool:

@@ -31,7 +31,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from krm_fn.errors import InputError
-from krm_fn.io import fastload, verify
+from krm_fn.io import fastload, subset, verify
 from krm_fn.io.emitter import Emitter
 from krm_fn.io.inputs import read_documents
 from krm_fn.io.loader import load_documents
@@ -467,7 +467,7 @@ CLASS_EXAMPLES = {
 }
 
 
-@pytest.mark.parametrize("name", list(fastload.TOKENS))
+@pytest.mark.parametrize("name", list(subset.TOKENS))
 def test_each_risk_class_is_needed_by_the_entries_lane(monkeypatch: pytest.MonkeyPatch, name: str) -> None:
     examples = CLASS_EXAMPLES[name]
     count = Count(monkeypatch, ENTRIES)
@@ -475,19 +475,19 @@ def test_each_risk_class_is_needed_by_the_entries_lane(monkeypatch: pytest.Monke
         count.exact = 0
         agree_entries(resource_list(["kind: A", "kind: X\n" + example]))
         assert count.exact == 1, example
-    monkeypatch.setattr(fastload, "_RISK", fastload.risk_patterns({k: v for k, v in fastload.TOKENS.items() if k != name}))
+    monkeypatch.setattr(fastload, "_RISK", fastload.risk_patterns({k: v for k, v in subset.TOKENS.items() if k != name}))
     for example in examples:  # without this one, every example is read differently (or accepted wrongly)
         with pytest.raises(AssertionError):
             agree_entries(resource_list(["kind: A", "kind: X\n" + example]))
 
 
-@pytest.mark.parametrize("name", list(fastload.TOKENS))
+@pytest.mark.parametrize("name", list(subset.TOKENS))
 def test_each_risk_class_is_needed_by_the_stream_lane(monkeypatch: pytest.MonkeyPatch, name: str) -> None:
     examples = [e for e in CLASS_EXAMPLES[name] if not e.startswith("l:\n- ")]
     for example in examples:  # with every class, the lane agrees (or steps aside where the loader refuses)
         agree_stream(stream(["kind: A", "kind: X\n" + example, "kind: B"]))
         agree_stream(stream(["kind: A", "kind: X\n" + example]))
-    monkeypatch.setattr(fastload, "_RISK", fastload.risk_patterns({k: v for k, v in fastload.TOKENS.items()
+    monkeypatch.setattr(fastload, "_RISK", fastload.risk_patterns({k: v for k, v in subset.TOKENS.items()
                                                                     if k != name}))
     failed = 0
     for example in examples:  # without this one, the examples are read differently (or accepted wrongly)
@@ -498,7 +498,7 @@ def test_each_risk_class_is_needed_by_the_stream_lane(monkeypatch: pytest.Monkey
     assert failed
 
 
-@pytest.mark.parametrize("name", list(fastload.TOKENS))
+@pytest.mark.parametrize("name", list(subset.TOKENS))
 def test_every_risk_class_steps_the_plain_lane_aside(name: str) -> None:
     for example in CLASS_EXAMPLES[name]:
         text = "kind: X\n" + example + "\n"
@@ -556,7 +556,7 @@ def test_string_styles_standing_alone() -> None:
 
 
 def test_the_one_pattern_scan_finds_what_the_per_place_scans_find() -> None:
-    one, per_place = fastload.risk_pattern(fastload.TOKENS), fastload.risk_patterns(fastload.TOKENS)
+    one, per_place = fastload.risk_pattern(subset.TOKENS), fastload.risk_patterns(subset.TOKENS)
     texts = [PLACES[place].format(t=t) for place in PLACES for t in _tokens()] + SCALAR_DOCS + STRINGS
     found = [bool(one.search(text)) for text in texts]
     assert found == [any(p.search(text) for p in per_place) for text in texts]
