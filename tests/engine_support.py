@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import copy
 import functools
-import os
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,7 +35,14 @@ from krm_fn.kubevirt.rejection import STAGE_PREFIX
 from krm_fn.kubevirt.revision import revision_data
 from krm_fn.kubevirt.schema.tree import DEFAULT_TAG
 from krm_fn.kubevirt.schema.roundtrip import encode_object
-from krm_fn.kubevirt_versions import RELEASES, KubevirtVersion
+from krm_fn.kubevirt_versions import RELEASES, KubevirtVersion, release
+from krm_fn.index import Index
+from krm_fn.kube.api import INSTANCETYPE_KINDS, PREFERENCE_KINDS
+from krm_fn.kubevirt.cluster import ClusterConfig
+from krm_fn.kubevirt.find.found import FindError
+from krm_fn.kubevirt.find.object import find_object
+from krm_fn.kubevirt.pipeline import vm_stages
+from tests.builders import shared_dir
 from tests.render_support import render
 from krm_fn.render.spec import RendererSpec
 from krm_fn.results import FOLLOWS_FROM, Result
@@ -44,14 +50,6 @@ from krm_fn.results import FOLLOWS_FROM, Result
 KPT_ANNOTATION_PREFIXES = ("internal.config.kubernetes.io/", "config.kubernetes.io/")
 KPT_ANNOTATIONS = ("kustomize.config.k8s.io/id",)
 WRAPPERS = ("List", "ResourceList")
-
-
-def shared_dir() -> Path:
-    """``$KUBEVIRT_KRM_SHARED`` or the repository's sibling ``shared/``."""
-    env = os.environ.get("KUBEVIRT_KRM_SHARED")
-    if env:
-        return Path(env)
-    return Path(__file__).resolve().parents[1].parent / "shared"
 
 
 def conformance_dir() -> Path:
@@ -246,69 +244,6 @@ def compare_revisions(expected: list[Obj], actual: list[Obj]) -> list[str]:
     return problems
 
 
-# --- builders for unit tests (fixed names, no randomness) ------------------------------------------
-def make_vm(template_spec: Obj | None = None, *, name: str = "vm", namespace: str | None = "ns1",
-            instancetype: Obj | None = None, preference: Obj | None = None, template_metadata: Obj | None = None,
-            status: Obj | None = None, **spec_extra: Any) -> Obj:
-    """A VirtualMachine with one containerDisk volume unless ``template_spec`` says otherwise."""
-    tspec = template_spec if template_spec is not None else {
-        "domain": {"devices": {}},
-        "volumes": [{"name": "containerdisk", "containerDisk": {"image": "quay.io/containerdisks/fedora:41"}}],
-    }
-    spec: Obj = {"runStrategy": "Always", **spec_extra}
-    if instancetype is not None:
-        spec["instancetype"] = instancetype
-    if preference is not None:
-        spec["preference"] = preference
-    template: Obj = {"spec": tspec}
-    if template_metadata is not None:
-        template["metadata"] = template_metadata
-    spec["template"] = template
-    md: Obj = {"name": name}
-    if namespace:
-        md["namespace"] = namespace
-    vm: Obj = {"apiVersion": "kubevirt.io/v1", "kind": "VirtualMachine", "metadata": md, "spec": spec}
-    if status is not None:
-        vm["status"] = status
-    return vm
-
-
-def make_object(kind: str, name: str, spec: Obj, *, namespace: str | None = None, uid: str = "uid-1",
-                generation: int = 1, labels: dict[str, str] | None = None) -> Obj:
-    """An instancetype/preference (any of the four kinds) or another object with a ``spec``."""
-    groups = {
-        "VirtualMachineInstancetype": "instancetype.kubevirt.io/v1beta1",
-        "VirtualMachineClusterInstancetype": "instancetype.kubevirt.io/v1beta1",
-        "VirtualMachinePreference": "instancetype.kubevirt.io/v1beta1",
-        "VirtualMachineClusterPreference": "instancetype.kubevirt.io/v1beta1",
-        "PersistentVolumeClaim": "v1",
-        "DataVolume": "cdi.kubevirt.io/v1beta1",
-        "DataSource": "cdi.kubevirt.io/v1beta1",
-        "VolumeSnapshot": "snapshot.storage.k8s.io/v1",
-        "ControllerRevision": "apps/v1",
-    }
-    md: Obj = {"name": name, "uid": uid, "generation": generation}
-    if namespace:
-        md["namespace"] = namespace
-    if labels:
-        md["labels"] = labels
-    return {"apiVersion": groups[kind], "kind": kind, "metadata": md, "spec": spec}
-
-
-def instancetype(name: str = "it", cpu: int = 2, memory: str = "2Gi", **spec: Any) -> Obj:
-    body: Obj = {"cpu": {"guest": cpu}, "memory": {"guest": memory}}
-    for key, value in spec.items():
-        if key in ("cpu", "memory"):
-            body[key] = {**body[key], **value}
-        else:
-            body[key] = value
-    return make_object("VirtualMachineClusterInstancetype", name, body)
-
-
-def preference(name: str = "pref", **spec: Any) -> Obj:
-    return make_object("VirtualMachineClusterPreference", name, dict(spec))
-
-
 # --- what KubeVirt does in a cluster and the renderer never needs (it runs admission before expand, and
 # --- names revisions after their content): kept here to check our understanding against the corpus ---------
 def expand_message(conflicts: list[Conflict]) -> str:
@@ -357,3 +292,104 @@ def build_revision(vm: Obj, obj: Obj, kind: str, tag: str = DEFAULT_TAG) -> Obj:
         "data": revision_data(obj, kind, tag),
         "revision": 0,
     }
+
+
+def check_expand(run: Rendered) -> list[str]:
+    case, items, out = run.case, run.items, run.out
+    by_vm = results_by_vm(run.results)
+    outputs = {id(i): o for i, o in zip(items, out)}
+    problems: list[str] = []
+    vms = case.vms
+    if len(vms) != len(case.expected):
+        return [f"{len(vms)} VMs in input, {len(case.expected)} expected entries"]
+    for vm, entry in zip(vms, case.expected):
+        output = outputs[id(vm)]
+        errors = [VMError.of(r) for r in by_vm.get(vm_key(vm), []) if r.severity == "error"]
+        found = compare_vm(entry, output, errors, output is vm)
+        problems.extend(f"{entry['vm']}: {p}" for p in found)
+    return problems
+
+
+def check_revisions(case: Case, version: KubevirtVersion | None = None) -> list[str]:
+    """The revisions KubeVirt's store makes for each VM (``version``: of that release)."""
+    items = case.items
+    index = Index(items)
+    row = release(version)
+    problems: list[str] = []
+    for vm, entry in zip(case.vms, case.expected):
+        if not entry.get("revisions"):
+            continue
+        outcome = vm_stages(vm, index, ClusterConfig(), release=row)
+        mutated = outcome.mutated
+        assert mutated is not None
+        built = []
+        for family in ("instancetype", "preference"):
+            matcher = (mutated.get("spec") or {}).get(family)
+            if not matcher or matcher.get("revisionName"):
+                continue
+            try:
+                kind, obj = find_object(mutated, family, index)
+            except FindError as err:
+                problems.append(f"{entry['vm']}: {err.message}")
+                continue
+            built.append(build_revision(mutated, obj, kind, row.tag))
+        problems.extend(f"{entry['vm']}: {p}" for p in compare_revisions(entry["revisions"], built))
+    return problems
+
+
+# --- the same corpus through the real entry point (bytes in, bytes out) -------------------------------
+def case_resource_list(case: Case, version: KubevirtVersion | None = None) -> bytes:
+    import yaml
+
+    spec: dict[str, object] = {"mode": "expand", "catalog": {"builtin": "none"}}
+    if version is not None:
+        spec["kubevirtVersion"] = version
+    config = {"apiVersion": "kubevirt-krm.dev/v1alpha1", "kind": "VirtualMachineRenderer",
+              "metadata": {"name": "render"}, "spec": spec}
+    # List wrappers are flattened: a ResourceList item must have a metadata.name (kpt/kustomize flatten Lists)
+    rl = {"apiVersion": "config.kubernetes.io/v1", "kind": "ResourceList", "items": case.items,
+          "functionConfig": config}
+    return yaml.safe_dump(rl, sort_keys=False).encode()
+
+
+def check_process(case: Case, version: KubevirtVersion | None = None) -> list[str]:
+    """The case through the real entry point (``version``: ``spec.kubevirtVersion``)."""
+    import yaml
+
+    from krm_fn.process import process
+    from tests.engine_support import flatten
+
+    out = yaml.safe_load(process(case_resource_list(case, version)).data)
+    vms = [o for o in flatten(out.get("items") or []) if o.get("kind") == "VirtualMachine"]
+    by_vm: dict[tuple[str, str], list[VMError]] = {}
+    for r in out.get("results") or []:
+        ref = r.get("resourceRef") or {}
+        if r.get("severity") == "error" and ref.get("kind") == "VirtualMachine":
+            by_vm.setdefault((ref.get("namespace") or "", ref.get("name") or ""), []).append(VMError.of(r))
+    problems: list[str] = []
+    for vm_in, vm_out, entry in zip(case.vms, vms, case.expected):
+        unchanged = vm_out == vm_in
+        found = compare_vm(entry, vm_out, by_vm.get(vm_key(vm_in), []), unchanged)
+        problems.extend(f"{entry['vm']}: {p}" for p in found)
+    return problems
+
+
+def check_pinned_round_trip(run: Rendered, version: KubevirtVersion | None = None) -> list[str]:
+    case = run.case
+    pinned = copy.deepcopy(run.out)  # the shared revisions render stays as it was whatever expand does
+    without_types = [o for o in pinned if o.get("kind") not in _TYPE_KINDS]
+    out, results = render(without_types, RendererSpec(mode="expand", kubevirt_version=version), [])
+    by_vm = results_by_vm(results)
+    pairs = [(i, o) for i, o in zip(without_types, out) if o.get("kind") == "VirtualMachine"]
+    problems: list[str] = []
+    for vm_in, (pinned_vm, vm_out), entry in zip(case.vms, pairs, case.expected):
+        if entry.get("error"):
+            continue
+        errors = [VMError.of(r) for r in by_vm.get(vm_key(vm_in), []) if r.severity == "error"]
+        found = compare_vm(entry, vm_out, errors, vm_out is pinned_vm)
+        problems.extend(f"{entry['vm']}: {p}" for p in found)
+    return problems
+
+
+# --- revisions mode carries everything: expanding from the emitted revisions gives the same VM -----------
+_TYPE_KINDS = INSTANCETYPE_KINDS | PREFERENCE_KINDS

@@ -19,8 +19,8 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 import pytest
+from tests.builders import REPO
 
-from tests.conftest import REPO
 
 EXAMPLES = REPO / "examples"
 UPDATE = bool(os.environ.get("UPDATE_GOLDEN"))

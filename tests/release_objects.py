@@ -28,8 +28,9 @@ from pathlib import Path
 from typing import Any
 
 from krm_fn.kube.api import ALPHA_API_VERSIONS, INSTANCETYPE_API_VERSION
+from krm_fn.kubevirt.webhooks.admission import Decision, decide
 from krm_fn.kubevirt_versions import DEFAULT, RELEASES
-from tests.conftest import shared_dir
+from tests.builders import shared_dir
 
 # from shared/docs/kubevirt-releases.md, not from the release table under test: 1.1 (only v1.5 serves the alphas),
 # 4.2 (the instancetype webhook's launchSecurity warning arrives in v1.9)
@@ -182,3 +183,21 @@ def layers_of(o: dict[str, Any], main: Answer, beta: Answer | None = None) -> di
             "webhook": {"allowed": main["allowed"], "message": main["message"], "causes": main["causes"],
                         "warnings": main["warnings"]} if reached else {"allowed": True, "message": None,
                                                                        "causes": [], "warnings": []}}
+
+
+def answer_of(decision: Decision) -> dict[str, Any]:
+    return {"allowed": decision.allowed, "stage": decision.stage, "message": decision.message,
+            "causes": [{"field": c.field, "message": c.message, "type": c.type} for c in decision.causes],
+            "warnings": [w.message for w in decision.warnings]}
+
+
+# --- the shared cases for every release ------------------------------------------------------------------------
+# The cases are main's answers (v1.9.0 answers the same), layer by layer. An older release's answer follows from
+# them and from facts apart from the code under test: the release's own swagger.json (the fields it knows and
+# requires) and shared/docs/kubevirt-releases.md (served versions, webhook warnings): ``tests/release_objects.py``.
+def check_release_answer(o: dict[str, Any], version: str, main: dict[str, Any]) -> None:
+    """``version``'s answer to ``o`` is the one that follows from ``main`` (a corpus entry: the answer as
+    :func:`answer_of` words it and its layers, ``release_objects.LAYERS``)."""
+    want, exact = expected_answer(o, version, main)
+    got = answer_of(decide(o, RELEASES[version].tag))
+    assert matches(got, want, exact), (got, want)

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.conftest import bench_module, require_shared
+from tests.builders import bench_module, require_shared
 from tests.integration_support import require_tool
 
 pytestmark = pytest.mark.integration

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 import yaml
+from tests.builders import assert_clean_failure, run_fn
 
-from tests.conftest import assert_clean_failure, run_fn
 
 CM = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\ndata:\n  flag: 'yes'\n"
 RL = "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n- apiVersion: v1\n  kind: ConfigMap\n" \

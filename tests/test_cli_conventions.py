@@ -19,7 +19,7 @@ from krm_fn.cli.usage import USAGE
 from krm_fn.config import camel
 from krm_fn.kubevirt.cluster import ClusterConfig
 from krm_fn.kubevirt.defaults import MACHINE_TYPES
-from tests.conftest import REPO, run_fn
+from tests.builders import REPO, run_fn
 
 QUICKSTART = REPO / "examples" / "quickstart"
 RENDERER = "apiVersion: kubevirt-krm.dev/v1alpha1\nkind: VirtualMachineRenderer\nmetadata:\n  name: r\nspec:\n"

@@ -20,7 +20,7 @@ import pytest
 
 from krm_fn.kubevirt_versions import RELEASES, KubevirtVersion
 from tests.engine_support import case_dirs, load_case, release_dir, rendered
-from tests.test_conformance import _run_expand, _run_pinned_round_trip, _run_process, _run_revisions
+from tests.engine_support import check_expand, check_pinned_round_trip, check_process, check_revisions
 
 # the older release lines and the upstream tag each reproduces; v1.9 and v1.10 answer as main (test_conformance)
 VERSIONS: tuple[KubevirtVersion, ...] = ("v1.8", "v1.7", "v1.6", "v1.5")
@@ -41,23 +41,23 @@ def test_the_release_expectations_are_present() -> None:
 
 @pytest.mark.parametrize(("version", "path"), PARAMS)
 def test_expand(version: KubevirtVersion, path: Path) -> None:
-    problems = _run_expand(rendered(path, "expand", version))
+    problems = check_expand(rendered(path, "expand", version))
     assert not problems, "\n".join(problems)
 
 
 @pytest.mark.parametrize(("version", "path"), PARAMS)
 def test_expand_through_process(version: KubevirtVersion, path: Path) -> None:
-    problems = _run_process(load_case(path, RELEASES[version].tag), version)
+    problems = check_process(load_case(path, RELEASES[version].tag), version)
     assert not problems, "\n".join(problems)
 
 
 @pytest.mark.parametrize(("version", "path"), PARAMS)
 def test_revisions(version: KubevirtVersion, path: Path) -> None:
-    problems = _run_revisions(load_case(path, RELEASES[version].tag), version)
+    problems = check_revisions(load_case(path, RELEASES[version].tag), version)
     assert not problems, "\n".join(problems)
 
 
 @pytest.mark.parametrize(("version", "path"), PARAMS)
 def test_expand_from_pinned_revisions(version: KubevirtVersion, path: Path) -> None:
-    problems = _run_pinned_round_trip(rendered(path, "revisions", version), version)
+    problems = check_pinned_round_trip(rendered(path, "revisions", version), version)
     assert not problems, "\n".join(problems)

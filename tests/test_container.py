@@ -19,8 +19,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from tests.builders import REPO, run_fn
 
-from tests.conftest import REPO, run_fn
 
 pytestmark = pytest.mark.integration
 

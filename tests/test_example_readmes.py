@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import REPO, run_fn
+from tests.builders import REPO, run_fn
 from tests.integration_support import tool_env
 
 EXAMPLE_DIRS = sorted(p for p in (REPO / "examples").iterdir() if p.is_dir() and not p.name.startswith("."))

@@ -16,7 +16,7 @@ import pytest
 from krm_fn.io.loader import load_documents
 from krm_fn.io.resourcelist import dump_resource_list, parse_resource_list
 from krm_fn.process import Options, process
-from tests.conftest import REPO
+from tests.builders import REPO
 from tests.kpt_source import fn_config, source
 
 EXAMPLES = sorted(p.parent.parent for p in (REPO / "examples").glob("*/.expected/output.yaml"))

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 import yaml
 
-from tests.conftest import run_fn
+from tests.builders import run_fn
 from tests.integration_support import (
     EXAMPLES,
     MISSING_TYPE_MESSAGE,

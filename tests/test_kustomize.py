@@ -13,7 +13,7 @@ import yaml
 from krm_fn.catalog.generate import generate
 
 from krm_fn.catalog.spec import CatalogSpec
-from tests.conftest import REPO, run_fn
+from tests.builders import REPO, run_fn
 from tests.integration_support import MISSING_TYPE_STDERR, MISSING_TYPE_VM, Golden, require_tool, tool_env
 
 pytestmark = pytest.mark.integration

@@ -10,8 +10,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from tests.builders import REPO, run_fn
 
-from tests.conftest import REPO, run_fn
 
 QUICKSTART = REPO / "examples" / "quickstart"
 CONFIG = str(QUICKSTART / "fn-config.yaml")

@@ -34,7 +34,7 @@ from krm_fn.kube.api import (
 from krm_fn.render.revisions import content_digest
 from krm_fn.process import Options, process
 from krm_fn.kubevirt.schema.strict import validate_object
-from tests.conftest import REPO
+from tests.builders import REPO
 from tests.kpt_source import fn_config, source
 
 EXAMPLES = REPO / "examples"

@@ -6,8 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import yaml
+from tests.builders import assert_clean_failure, run_fn
 
-from tests.conftest import assert_clean_failure, run_fn
 
 CATALOG = ("apiVersion: kubevirt-krm.dev/v1alpha1\nkind: InstancetypeCatalog\nmetadata:\n  name: c\n"
            "  annotations:\n    config.kubernetes.io/local-config: \"true\"\nspec:\n  builtin: common-instancetypes\n"

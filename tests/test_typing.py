@@ -6,8 +6,8 @@ import subprocess
 import sys
 
 import pytest
+from tests.builders import REPO
 
-from tests.conftest import REPO
 
 
 def test_mypy_strict() -> None:

@@ -20,7 +20,8 @@ from krm_fn.index import is_vm
 from krm_fn.kube.api import FAMILIES
 from krm_fn.results import ResourceRef
 from krm_fn.upgrade.report import Rendered, compare
-from tests.conftest import REPO, run_fn
+from tests import builders
+from tests.builders import REPO, run_fn
 from tests.integration_support import Golden
 
 EXAMPLE = REPO / "examples" / "upgrade-report"
@@ -208,9 +209,7 @@ def check_against_config(reported: dict[str, Any], vms: list[dict[str, Any]], tm
 
 
 def _vm(name: str, instancetype: str) -> dict[str, Any]:
-    return {"apiVersion": "kubevirt.io/v1", "kind": "VirtualMachine", "metadata": {"name": name, "namespace": "ns"},
-            "spec": {"runStrategy": "Always", "instancetype": {"name": instancetype},
-                     "template": {"spec": {"domain": {"devices": {}}}}}}
+    return builders.vm(name, runStrategy="Always", instancetype={"name": instancetype})
 
 
 def test_objects_each_release_refuses_are_reported() -> None:

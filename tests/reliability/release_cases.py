@@ -26,7 +26,8 @@ from krm_fn.kubevirt.find.object import decoded_spec
 from krm_fn.kubevirt.pipeline import vm_stages
 from krm_fn.kubevirt.revision import revision_data
 from krm_fn.kubevirt_versions import RELEASES
-from tests.engine_support import as_stored, shared_dir
+from tests.builders import shared_dir
+from tests.engine_support import as_stored
 
 NS = "ns1"
 MEMORY = ("512Mi", "1Gi", "2Gi", "1.5Gi", "2048Mi", "4G", "3Gi")

@@ -18,7 +18,7 @@ import pytest
 
 from krm_fn.io.resourcelist import dump_stream, parse_resource_list
 from krm_fn.process import Options, run
-from tests.conftest import bench_module, fn_command
+from tests.builders import bench_module, fn_command
 
 pytestmark = pytest.mark.reliability
 

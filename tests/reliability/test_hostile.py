@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import bench_module, run_fn
+from tests.builders import bench_module, run_fn
 from tests.reliability.support import assert_one_line_failure, parse, renderer, resource_list, run_limited
 
 pytestmark = pytest.mark.reliability

@@ -33,7 +33,7 @@ from krm_fn.io.loader import load_documents
 from krm_fn.kube import api, kpt_annotations
 from krm_fn.render.spec import RendererSpec
 from krm_fn.kube.api import ANN_SYNC_WAVE
-from tests.conftest import run_fn
+from tests.builders import run_fn
 from tests.reliability.support import assert_one_line_failure
 
 pytestmark = pytest.mark.reliability
@@ -390,7 +390,7 @@ def test_config_string_from_the_environment_must_be_utf8() -> None:
     import os
     import subprocess
 
-    from tests.conftest import fn_command
+    from tests.builders import fn_command
 
     env = {k: v for k, v in os.environ.items() if not k.startswith("KUSTOMIZE_PLUGIN")}
     envb = {k.encode(): v.encode() for k, v in env.items()}

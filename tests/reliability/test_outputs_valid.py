@@ -13,7 +13,7 @@ import pytest
 from krm_fn.io.loader import load_documents
 from krm_fn.kubevirt_versions import DEFAULT, RELEASES
 from krm_fn.process import Options, process
-from tests.conftest import REPO, run_fn
+from tests.builders import REPO, run_fn
 from tests.engine_support import case_dirs, load_case
 from tests.kpt_source import FN_CONFIG, annotate
 from tests.reliability.support import checked_process, invalid_emitted, parse, renderer, resource_list

@@ -25,53 +25,26 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from krm_fn.io.resourcelist import dump_resource_list, parse_resource_list
-from krm_fn.process import Output, process
-from krm_fn.index import is_vm
-from krm_fn.kubevirt.schema.strict import covers
 from krm_fn.kubevirt_versions import RELEASES
-from tests.conftest import REPO
-from tests.reliability.strategies import SEEDS, TRICKY_VALUES, Draw, item_lists, unowned_lists
-from tests.reliability.support import PROPERTY, identity, parse, renderer, resource_list
+from krm_fn.process import process
+from tests.builders import REPO
+from tests.reliability.strategies import (
+    SEEDS,
+    Draw,
+    item_lists,
+    unowned_lists,
+)
+from tests.reliability.support import (
+    MODES,
+    PROPERTY,
+    WRONG_VALUES,
+    check_invariants,
+    confused_items,
+    renderer,
+    resource_list,
+)
 
 pytestmark = [pytest.mark.reliability, pytest.mark.usefixtures("fast_builtin_catalog")]
-
-MODES = ("revisions", "expand")
-
-
-def _annotations(obj: dict[str, Any]) -> Any:
-    return (obj.get("metadata") or {}).get("annotations")
-
-
-def check_invariants(items: list[dict[str, Any]], fn_config: dict[str, Any],
-                     invalid_output_ok: bool = False) -> Output:
-    """Every invariant of one run; returns the run's output. ``invalid_output_ok``: the input is broken on
-    purpose, so ``validateOutput`` error results are a correct answer (they still make exit 1)."""
-    data = resource_list(items, fn_config)
-    out = process(data)  # must not raise: the input is well-formed (or broken only inside a VM's spec)
-    errors = [r for r in out.results if r.severity == "error"]
-    assert out.exit_code == (1 if errors else 0)
-    invalid = [r.summary() for r in out.results if ("stage", "output") in r.tags]
-    assert invalid_output_ok or not invalid, "emitted objects that are not valid:\n" + "\n".join(invalid)
-
-    before = parse(data)["items"] or []
-    after = parse(out.data)["items"] or []
-    assert [identity(o) for o in after[:len(before)]] == [identity(o) for o in before], "input items lost or moved"
-    for a, b in zip(before, after):
-        assert _annotations(a) == _annotations(b), f"annotations of {identity(a)} changed"
-        if not is_vm(a):
-            assert a == b, f"{identity(a)} is not ours but was changed"
-    for extra in after[len(before):]:
-        assert extra.get("kind") == "ControllerRevision", f"unexpected generated object {identity(extra)}"
-        assert covers(extra)
-
-    assert process(data).data == out.data, "output differs between two runs"
-
-    rl = parse_resource_list(out.data.decode())
-    again = dump_resource_list(rl, rl.items, []).encode()  # kpt drops the results between runs
-    rl2 = parse_resource_list(process(again).data.decode())
-    assert dump_resource_list(rl2, rl2.items, []).encode() == again, "rendering the output again changed it"
-    return out
 
 
 @PROPERTY
@@ -91,45 +64,6 @@ def test_unowned_items_pass_through_byte_for_byte(items: list[dict[str, Any]], m
     out = process(data)
     assert out.exit_code == 0 and not out.results
     assert out.data == data
-
-
-# --- wrong types anywhere in a VM's spec: an error result for that VM, never a crash ----------------------
-_WRONG: tuple[Any, ...] = (None, True, 0, -1, 2.5, "", "two", "yes", [], [1], {}, {"x": 1}, "1Gi", 10**30)
-
-
-def _paths(value: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
-    out = [prefix]
-    if isinstance(value, dict):
-        for k, v in value.items():
-            out += _paths(v, prefix + (k,))
-    elif isinstance(value, list):
-        for i, v in enumerate(value):
-            out += _paths(v, prefix + (i,))
-    return out
-
-
-def _replace(value: Any, path: tuple[Any, ...], new: Any) -> Any:
-    if not path:
-        return new
-    head, rest = path[0], path[1:]
-    if isinstance(value, dict):
-        return {**value, head: _replace(value[head], rest, new)}
-    copy = list(value)
-    copy[head] = _replace(value[head], rest, new)
-    return copy
-
-
-WRONG_VALUES = st.one_of(st.sampled_from(_WRONG), TRICKY_VALUES)
-
-
-def confused_items(rnd: random.Random, items: list[dict[str, Any]], wrong: Any) -> tuple[list[dict[str, Any]],
-                                                                                        tuple[Any, ...]]:
-    """``items`` with ``wrong`` put at a random path of the first VM's spec (``rnd`` picks it); the path."""
-    at = next(i for i, o in enumerate(items) if o["kind"] == "VirtualMachine")
-    path = rnd.choice(_paths(items[at]["spec"])[1:] or [()])
-    items = list(items)
-    items[at] = {**items[at], "spec": _replace(items[at]["spec"], path, wrong)}
-    return items, path
 
 
 @st.composite

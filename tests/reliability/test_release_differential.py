@@ -30,7 +30,7 @@ from krm_fn.kubevirt.cluster import ClusterConfig
 from krm_fn.kubevirt.find.found import FindError
 from krm_fn.kubevirt.pipeline import vm_stages
 from krm_fn.kubevirt_versions import RELEASES
-from tests.conftest import require_shared
+from tests.builders import require_shared
 from tests.engine_support import diff_paths
 from tests.randomised import SEED, count
 from tests.reliability.release_cases import CaseDraw, answer, stored

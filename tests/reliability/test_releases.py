@@ -31,13 +31,13 @@ from krm_fn.kubevirt.webhooks.admission import decide
 from krm_fn.kubevirt_versions import RELEASES
 from krm_fn.process import process
 from krm_fn.render.output import release_results
-from tests.conftest import require_shared
+from tests.builders import require_shared
 from tests.randomised import count
 from tests.release_objects import layers_of, swagger_unknown
-from tests.unit.kubevirt.test_admission_objects import _answer, check_release_answer
+from tests.release_objects import answer_of, check_release_answer
 from tests.reliability.strategies import SEEDS, TRICKY_VALUES, Draw
 from tests.reliability.support import PROPERTY, emitted, identity, invalid_emitted, parse, renderer, resource_list
-from tests.reliability.test_properties import MODES, WRONG_VALUES, check_invariants, confused_items
+from tests.reliability.support import MODES, WRONG_VALUES, check_invariants, confused_items
 
 pytestmark = [pytest.mark.reliability, pytest.mark.usefixtures("fast_builtin_catalog")]
 
@@ -167,8 +167,8 @@ def test_every_release_admits_random_objects_as_main_implies(version: str, seed:
     require_shared("reference/kubevirt-releases")  # each release's swagger.json: the oracle of its fields
     draw = Draw(seed, values, ["k.x"])
     o = draw.preference() if preference else draw.instancetype()
-    beta = _answer(decide({**o, "apiVersion": INSTANCETYPE_API_VERSION}))
-    check_release_answer(o, version, layers_of(o, _answer(decide(o)), beta))
+    beta = answer_of(decide({**o, "apiVersion": INSTANCETYPE_API_VERSION}))
+    check_release_answer(o, version, layers_of(o, answer_of(decide(o)), beta))
 
 
 @pytest.mark.parametrize("version", VERSIONS)

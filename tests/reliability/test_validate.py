@@ -16,13 +16,9 @@ from krm_fn.kube.meta import is_dns_subdomain
 from krm_fn.kube.status import INVALID, REQUIRED, TYPE_INVALID, Cause
 from krm_fn.kubevirt.schema.strict import covers, problems, validate_object
 from krm_fn.render.output import output_results
+from tests.builders import vm
 
 pytestmark = pytest.mark.reliability
-
-
-def vm(**spec: Any) -> dict[str, Any]:
-    return {"apiVersion": "kubevirt.io/v1", "kind": "VirtualMachine", "metadata": {"name": "vm", "namespace": "ns"},
-            "spec": {"template": {"spec": {"domain": {"devices": {}}}}, **spec}}
 
 
 def instancetype(name: str = "it", kind: str = "VirtualMachineInstancetype") -> dict[str, Any]:

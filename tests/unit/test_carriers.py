@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
-from krm_fn.io.inputs import Source
 from krm_fn.io.loader import load_documents
-from krm_fn.process import Options, Output, process_stream
+from krm_fn.process import Output
+from tests.builders import run_stream
 from krm_fn.results import FileRef, Result
 
 CONFIG = ("apiVersion: kubevirt-krm.dev/v1alpha1\nkind: VirtualMachineRenderer\nmetadata:\n  name: r\n"
@@ -111,9 +111,7 @@ objects:
 
 
 def run(files: dict[str, str], mode: str = "validate", extra: str = "") -> Output:
-    sources = [Source(name, text.encode()) for name, text in files.items()]
-    cfg = Source("config file cfg.yaml", CONFIG.format(mode=mode, extra=extra).encode())
-    return process_stream(cfg, sources, Options())
+    return run_stream(files, CONFIG.format(mode=mode, extra=extra))
 
 
 def docs(out: Output) -> list[Any]:

@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 
 from krm_fn.kubevirt.cluster import ClusterConfig
+from tests.builders import instancetype, make_object, make_vm, preference
 from tests.render_support import render
 from krm_fn.render.spec import RendererSpec
-from tests.engine_support import instancetype, make_object, make_vm, preference
 
 EXPAND = RendererSpec(mode="expand")
 

@@ -3,7 +3,6 @@ a reference is not among the items, once per run, and never when every reference
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import pytest
@@ -11,8 +10,7 @@ import pytest
 import krm_fn.catalog.generate
 from krm_fn.catalog.generate import FallbackObjects
 from krm_fn.catalog.spec import CatalogSpec
-from krm_fn.process import process
-from tests.engine_support import instancetype, make_vm
+from tests.builders import instancetype, make_vm, renderer, run_krm
 
 
 @pytest.fixture
@@ -39,11 +37,7 @@ def test_the_objects_are_loaded_when_first_read_and_once(loads: list[tuple[Any, 
 
 def _run(vms: list[Any]) -> int:
     items = [instancetype("local"), *vms]
-    config = {"apiVersion": "kubevirt-krm.dev/v1alpha1", "kind": "VirtualMachineRenderer",
-              "metadata": {"name": "r"}, "spec": {"mode": "expand"}}
-    data = json.dumps({"apiVersion": "config.kubernetes.io/v1", "kind": "ResourceList", "items": items,
-                       "functionConfig": config}).encode()
-    return process(data).exit_code
+    return run_krm(items, renderer("expand"))[1]
 
 
 def test_a_run_loads_the_catalog_only_for_a_reference_the_items_lack(loads: list[tuple[Any, ...]]) -> None:

@@ -10,7 +10,7 @@ import pytest
 import krm_fn.process as process_module
 from krm_fn import workers as split
 from krm_fn.process import Options, process
-from tests.conftest import bench_module
+from tests.builders import bench_module
 
 resource_list = bench_module("synth").resource_list
 

@@ -12,10 +12,10 @@ from typing import Any
 import pytest
 
 from krm_fn.render.hints import suggestions
+from tests.builders import instancetype, make_object, make_vm, preference
 from tests.render_support import render
 from krm_fn.render.spec import RendererSpec
 from krm_fn.render.spec import FallbackCatalogSpec
-from tests.engine_support import instancetype, make_object, make_vm, preference
 
 EXPAND = RendererSpec(mode="expand")
 NOT_FOUND_IT = 'virtualmachineclusterinstancetypes.instancetype.kubevirt.io "{}" not found'

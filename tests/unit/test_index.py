@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from krm_fn.index import Index
-from tests.engine_support import instancetype, make_object
+from tests.builders import instancetype, make_object
 
 
 def test_wrappers_are_looked_through_and_groups_checked() -> None:

@@ -9,7 +9,7 @@ import pytest
 from krm_fn.index import Index
 from krm_fn.kubevirt.infer import InferError, infer_matchers
 from krm_fn.kubevirt.webhooks.vm.mutator import validate_matchers
-from tests.engine_support import make_object, make_vm
+from tests.builders import make_object, make_vm
 
 IT_LABEL = "instancetype.kubevirt.io/default-instancetype"
 IT_KIND = "instancetype.kubevirt.io/default-instancetype-kind"

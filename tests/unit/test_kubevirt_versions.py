@@ -21,10 +21,9 @@ from krm_fn.errors import ConfigError, FnError
 from krm_fn.kube.api import INSTANCETYPE_VERSION
 from krm_fn.kubevirt_versions import DEFAULT, RELEASES, KubevirtVersion, release
 from krm_fn.process import Options, process
+from tests.builders import instancetype, make_vm, require_shared
 from tests.render_support import render
 from krm_fn.render.spec import RendererSpec
-from tests.conftest import require_shared
-from tests.engine_support import instancetype, make_vm
 
 OBJECT_VERSION_LABEL = "instancetype.kubevirt.io/object-version"
 

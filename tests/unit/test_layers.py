@@ -10,8 +10,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from tests.builders import REPO
 
-from tests.conftest import REPO
 
 PACKAGE = REPO / "krm_fn"
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import REPO, fn_command
+from tests.builders import REPO, fn_command
 from tests.reliability.support import assert_one_line_failure
 
 CONFIG = REPO / "examples" / "migrate-v1alpha1" / "fn-config.yaml"

@@ -19,7 +19,7 @@ import pytest
 from krm_fn.io.resourcelist import parse_resource_list
 from krm_fn.kube.api import ANN_PACKAGE_PATH
 from krm_fn.process import Options, run
-from tests.conftest import REPO, run_fn
+from tests.builders import REPO, run_fn
 from tests.reliability.support import assert_one_line_failure
 
 CATALOG = (REPO / "catalog" / "classic.yaml").read_text()

@@ -12,7 +12,7 @@ from hypothesis import core, given, settings
 from hypothesis import strategies as st
 
 from tests import randomised
-from tests.conftest import REPO
+from tests.builders import REPO
 
 
 def test_hypothesis_draws_from_the_runs_seed() -> None:

@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from tests.builders import instancetype, make_vm, preference
 from tests.render_support import render
 from krm_fn.render.spec import RendererSpec, RevisionsSpec
-from tests.engine_support import instancetype, make_vm, preference
 
 PER_VM = RendererSpec()
 SHARED = RendererSpec(revisions=RevisionsSpec(scope="shared"))

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from tests.engine_support import build_revision, instancetype, make_vm, revision_name
+from tests.builders import instancetype, make_vm
+from tests.engine_support import build_revision, revision_name
 
 
 def test_revision_layout() -> None:

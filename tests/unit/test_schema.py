@@ -11,7 +11,7 @@ import pytest
 
 from krm_fn.kubevirt.schema.roundtrip import encode_object, encode_shared
 from krm_fn.kubevirt.schema.validation import SchemaError, schema_errors, validate_vm
-from tests.engine_support import make_vm, shared_dir
+from tests.builders import make_vm, shared_dir
 
 REPO = Path(__file__).resolve().parents[2]
 

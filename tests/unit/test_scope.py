@@ -5,10 +5,10 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from tests.builders import instancetype, make_object, make_vm
 from tests.render_support import render
 from krm_fn.render.spec import RendererSpec, RevisionsSpec
 from krm_fn.render.scope import clear_cluster_namespaces
-from tests.engine_support import instancetype, make_object, make_vm
 
 
 def _stamped(obj: dict[str, Any], namespace: str = "team-b") -> dict[str, Any]:

@@ -15,6 +15,7 @@ from krm_fn.errors import InputError
 from krm_fn.io.inputs import Source
 from krm_fn.io.loader import load_documents
 from krm_fn.process import Options, Output, process, process_stream
+from tests.builders import run_stream
 from krm_fn.results import FileRef
 
 RENDERER = ("apiVersion: kubevirt-krm.dev/v1alpha1\nkind: VirtualMachineRenderer\nmetadata:\n  name: r\n"
@@ -34,9 +35,7 @@ def vm(name: str, instancetype: str = "u1.small") -> str:
 
 def run(files: dict[str, str], mode: str = "validate", config: str | None = None, directory: bool = False,
         workers: int = 1) -> Output:
-    sources = [Source(name, text.encode(), in_directory=directory) for name, text in files.items()]
-    cfg = Source("config file cfg.yaml", (config or RENDERER.format(mode=mode)).encode())
-    return process_stream(cfg, sources, Options(workers=workers))
+    return run_stream(files, config or RENDERER.format(mode=mode), Options(workers=workers), directory)
 
 
 def documents(out: Output) -> list[Any]:
@@ -242,7 +241,7 @@ def test_given_as_files_they_are_objects_like_any_other() -> None:
 
 def test_two_processes_print_what_one_prints(monkeypatch: pytest.MonkeyPatch) -> None:
     from krm_fn import workers as split
-    from tests.conftest import bench_module
+    from tests.builders import bench_module
 
     monkeypatch.setattr(split, "SPLIT_MIN_BYTES", 1)
     monkeypatch.setattr(split, "SPLIT_MIN_ITEMS", 10)

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from krm_fn.stream import LEGACY_PLUGIN_MAX_RESOURCES, PLUGIN_ENV, legacy_plugin_route, legacy_plugin_warning
-from tests.engine_support import instancetype, make_vm
+from tests.builders import instancetype, make_vm
 
 PLUGIN = {PLUGIN_ENV: "kind: VirtualMachineRenderer\n"}
 

@@ -17,7 +17,7 @@ from krm_fn.catalog.diff import compare, comparable, differences, main, request
 from krm_fn.catalog.errors import command_line_message
 from krm_fn.errors import FnError
 from krm_fn.kube.paths import Obj
-from tests.conftest import run_fn
+from tests.builders import run_fn
 
 VERSION_LABEL = 'metadata.labels["instancetype.kubevirt.io/common-instancetypes-version"]'
 

@@ -12,7 +12,7 @@ from krm_fn.index import ANY_NAMESPACE, Index
 from krm_fn.kubevirt.caches import Caches
 from krm_fn.kubevirt.find.found import FindError
 from krm_fn.kubevirt.find.spec import find_spec
-from tests.engine_support import instancetype, make_object, make_vm, preference
+from tests.builders import instancetype, make_object, make_vm, preference
 
 NS_IT = make_object("VirtualMachineInstancetype", "small", {"cpu": {"guest": 1}}, namespace="ns1")
 CL_IT = instancetype("small", cpu=2)

@@ -12,7 +12,7 @@ from krm_fn.kubevirt.find.found import FindError, Found
 from krm_fn.kubevirt.find.object import live_object
 from krm_fn.kubevirt.find.spec import find_matches
 from krm_fn.kubevirt.pipeline import vm_stages
-from tests.engine_support import instancetype, make_vm, preference
+from tests.builders import instancetype, make_vm, preference
 
 INDEX = Index([instancetype("small", cpu=2), preference("p", preferredSubdomain="cluster")])
 

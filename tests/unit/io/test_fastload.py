@@ -16,7 +16,6 @@ so a lane that quietly always steps aside fails.
 
 from __future__ import annotations
 
-import itertools
 import math
 import re
 import subprocess
@@ -36,9 +35,10 @@ from krm_fn.io.emitter import Emitter
 from krm_fn.io.inputs import read_documents
 from krm_fn.io.loader import load_documents
 from krm_fn.io.resourcelist import parse_resource_list
-from tests.conftest import REPO, bench_module, shared_dir
+from tests.builders import REPO, bench_module, shared_dir
 from tests.emitted import dump
 from tests.randomised import count
+from tests.io_support import number_tokens, tokens, same
 
 HEAD = "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\n"
 TAIL = "functionConfig:\n  apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: fn\n"
@@ -55,21 +55,6 @@ def entries(docs: list[str]) -> str:
 
 def resource_list(docs: list[str], tail: str = TAIL) -> str:
     return HEAD + "items:\n" + entries(docs) + tail
-
-
-def same(a: Any, b: Any) -> bool:
-    """Equal values of equal types all the way down (1 != 1.0 != True here), NaN equal to NaN."""
-    if type(a) is not type(b):
-        return False
-    if isinstance(a, dict):
-        return list(a) == list(b) and all(same(a[k], b[k]) for k in a)
-    if isinstance(a, list):
-        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
-    if isinstance(a, float) and math.isnan(a):
-        return math.isnan(b)
-    if isinstance(a, float) and math.copysign(1.0, a) != math.copysign(1.0, b):
-        return False  # -0.0 == 0.0 in Python, but they are different values
-    return bool(a == b)
 
 
 def stream(docs: list[str]) -> str:
@@ -252,54 +237,6 @@ def test_a_generator_resource_list_takes_the_lane(monkeypatch: pytest.MonkeyPatc
 
 # --- reading: every token means what the loader says ------------------------------------------------
 
-def _tokens() -> Iterator[str]:
-    alphabet = "019+-._:eExXoObBaf"
-    for n in range(1, 4):
-        for t in itertools.product(alphabet, repeat=n):
-            yield "".join(t)
-    yield from [
-        "y", "Y", "yes", "Yes", "YES", "n", "N", "no", "No", "NO", "on", "On", "ON", "off", "Off", "OFF", "oN",
-        "true", "True", "TRUE", "tRUE", "false", "False", "FALSE", "null", "Null", "NULL", "nULL", "~", "",
-        ".inf", ".Inf", ".INF", "+.inf", "-.inf", "-.Inf", ".nan", ".NaN", ".NAN", "inf", "nan", "Infinity",
-        "0x1F", "0X1F", "0xAbC", "0o17", "0O17", "0b11", "0B11", "1e3", "1E3", "1e+3", "1e-3", "1.5e3", "1.",
-        "+1", "+0", "-0", "0.0", "-0.0", "00", "08", "09", "0777", "-012", "1_000", "_1", "1__0", "0x_1F",
-        "1:20", "190:20:30.15", "2001-12-14", "2001-12-14t21:59:43.10-05:00", "2001-12-14 21:59:43.10 -5",
-        "9223372036854775807", "9223372036854775808", "18446744073709551615", "18446744073709551616",
-        "-9223372036854775808", "-9223372036854775809", "1e400", "123456789012345678901234567890",
-        "0.1e-400", "1.7976931348623157e308", "4.9e-324", "30Gi", "1.5Gi", "500m", "2", "10.0.0.1", "v1",
-        "=", "<<", "a b", "yes no", "on off", "- x", "x -", "1 2",
-    ]
-    yield from _number_tokens()
-
-
-def _number_tokens() -> Iterator[str]:
-    """Numbers of every shape go-yaml v2's resolve.go tells apart: every radix and its prefix spellings,
-    lengths around the int64/uint64 limits, exponents around the float64 limits, leading dots, signs,
-    underscores, YAML 1.1 sexagesimal, the .inf/.nan spellings."""
-    signs = ("", "+", "-")
-    radixes = [("", "9"), ("", "1"), ("0", "7"), ("0x", "F"), ("0x", "f"), ("0X", "F"), ("0o", "7"), ("0O", "7"),
-               ("0b", "1"), ("0B", "1")]
-    for sign, (prefix, digit) in itertools.product(signs, radixes):
-        for n in (1, 2, 15, 16, 17, 18, 19, 20, 21, 22, 23, 63, 64, 65, 70, 400):
-            yield sign + prefix + digit * n
-            yield sign + prefix + "1" + "0" * (n - 1)
-    for sign, v in itertools.product(signs, (2**63 - 1, 2**63, 2**64 - 1, 2**64, 2**64 + 1)):
-        yield from (f"{sign}{v}", f"{sign}0x{v:x}", f"{sign}0X{v:X}", f"{sign}0o{v:o}", f"{sign}0{v:o}", f"{sign}0b{v:b}")
-    mantissas = ("1", "1.", "1.5", ".5", "0.5", "00.5", "12345678901234567890.5", "0.000000000000000000001")
-    exponents = ("", "e3", "E3", "e+3", "e-3", "e99", "e308", "e309", "e400", "e-400", "e0400", "e-0400", "e+0009",
-                 "e", "e+", "E-")
-    for sign, m, e in itertools.product(signs, mantissas, exponents):
-        yield sign + m + e
-    yield from ("1.7976931348623157e308", "1.7976931348623158e308", "1.7976931348623159e308", "2e308", "-2e308",
-                "4.9e-324", "2e-324", "1e-400", "179769313486231570000000000000000000000000000000000000000000" + "0" * 250)
-    yield from (".5_5", "._5", ".5e1_0", ".5_", "..5", ".5.5", ".e5", ".5e", "._", "._1e400", ".1_0e4_00")
-    for sign, word in itertools.product(signs, ("inf", "Inf", "INF", "iNf", "nan", "NaN", "NAN", "nAn")):
-        yield from (f"{sign}.{word}", f"{sign}{word}")
-    yield from ("Infinity", "-Infinity", "+Infinity")
-    yield from ("1:20", "-1:20", "+1:20", "190:20:30", "190:20:30.15", "1:60", "1:2:3:4", "0:0", "1_0:20")
-    yield from ("1_0", "0x_F", "0b_1", "0o_7", "0_7", "_1", "1_", "1__0", "1_0.5", "1_0e1_0", "1e4_00", "-_1",
-                "+1_0", "0x_", "0b_", "0_x1", "1_000_000_000_000_000_000_000")
-
 
 def _valid(doc: str) -> bool:
     try:
@@ -325,7 +262,7 @@ PLACES = {
 @lanes(ENTRIES, STREAM)
 @pytest.mark.parametrize("place", list(PLACES))
 def test_tokens_in_every_place_read_as_the_loader_reads_them(lane: Lane, place: str) -> None:
-    docs = [PLACES[place].format(t=t) for t in _tokens()]
+    docs = [PLACES[place].format(t=t) for t in tokens()]
     docs = [d for d in docs if _valid(d)]
     assert len(docs) > 1000
     # in a stream a token at column 0 can be a document marker or a directive: then the loader reads it all
@@ -334,19 +271,19 @@ def test_tokens_in_every_place_read_as_the_loader_reads_them(lane: Lane, place: 
 
 
 def test_plain_lane_tokens_in_every_place() -> None:
-    applied = [agree_plain(PLACES[place].format(t=t) + "\n") for place in PLACES for t in _tokens()]
+    applied = [agree_plain(PLACES[place].format(t=t) + "\n") for place in PLACES for t in tokens()]
     assert sum(applied) > len(applied) // 3
 
 
 def test_plain_lane_tokens_as_sequence_entries() -> None:  # the shape of the emitter's read-back batch
-    applied = [agree_plain(f"- {t}\n- {t}: 0\n") for t in _tokens()]
+    applied = [agree_plain(f"- {t}\n- {t}: 0\n") for t in tokens()]
     assert sum(applied) > len(applied) // 3
 
 
 def test_number_tokens_cover_every_kind_of_value_the_loader_gives() -> None:
     """The generated numbers reach every branch of go-yaml's resolve: ints (int64 and uint64 range),
     floats (finite, infinite, NaN), and strings that only look like numbers."""
-    values = [load_documents(f"k: {t}\n")[0].value["k"] for t in _number_tokens()]
+    values = [load_documents(f"k: {t}\n")[0].value["k"] for t in number_tokens()]
     kinds = {type(v).__name__ for v in values}
     assert kinds == {"int", "float", "str"}
     ints = [v for v in values if type(v) is int]
@@ -557,7 +494,7 @@ def test_string_styles_standing_alone() -> None:
 
 def test_the_one_pattern_scan_finds_what_the_per_place_scans_find() -> None:
     one, per_place = fastload.risk_pattern(subset.TOKENS), fastload.risk_patterns(subset.TOKENS)
-    texts = [PLACES[place].format(t=t) for place in PLACES for t in _tokens()] + SCALAR_DOCS + STRINGS
+    texts = [PLACES[place].format(t=t) for place in PLACES for t in tokens()] + SCALAR_DOCS + STRINGS
     found = [bool(one.search(text)) for text in texts]
     assert found == [any(p.search(text) for p in per_place) for text in texts]
     assert 0 < sum(found) < len(found)
@@ -586,7 +523,7 @@ def test_emitted_documents_read_as_the_loader_reads_them(docs: list[str]) -> Non
     agree_entries(resource_list(docs))
 
 
-SCALAR_POOL = sorted(set(_tokens())) + [form for form, _ in _scalar_forms()]
+SCALAR_POOL = sorted(set(tokens())) + [form for form, _ in _scalar_forms()]
 KEY_POOL = ["a", "b", "kind", "j", "x1", "'q'", '"d"', "1", "yes", "a b", "k.e/y", '"a: b"', "0x1F", "-k", "1e400"]
 
 

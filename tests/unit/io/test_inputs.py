@@ -17,9 +17,9 @@ from krm_fn.io.inputs import Joined
 from krm_fn.io.loader import load_documents
 from krm_fn.io.resourcelist import dump_resource_list, dump_stream, parse_resource_list
 from krm_fn.process import Options, process
-from tests.conftest import assert_clean_failure, run_fn
+from tests.builders import assert_clean_failure, run_fn
 from tests.io_support import NAME, parse_stream
-from tests.unit.io.test_fastload import same
+from tests.io_support import same
 
 RL = "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\n"
 RENDERER = ("{apiVersion: kubevirt-krm.dev/v1alpha1, kind: VirtualMachineRenderer, metadata: {name: r}, "

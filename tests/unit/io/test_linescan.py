@@ -13,7 +13,7 @@ import pytest
 from krm_fn.io.linescan import END, FLOW_MAP, MAP, OTHER, SCALAR, SEQ, STREAM_END, Unsure, scan, scannable
 from krm_fn.io.loader import key_text, scalar_value
 from krm_fn.io.locate import _libyaml_events, locate, plan
-from tests.conftest import REPO
+from tests.builders import REPO
 from tests.randomised import SEED, count
 
 

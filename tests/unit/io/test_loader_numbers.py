@@ -22,7 +22,7 @@ import yaml
 
 from krm_fn.errors import InputError
 from krm_fn.io.loader import load_documents
-from tests.unit.io.test_fastload import _tokens, same
+from tests.io_support import same, tokens
 
 # --- a model of Go's strconv --------------------------------------------------------------------
 
@@ -159,7 +159,7 @@ def go_yaml_v2_resolve(s: str) -> Any:
 def _plain_tokens() -> list[str]:
     """Generated tokens that libyaml reads as one plain scalar with exactly that text."""
     out = []
-    for t in sorted(set(_tokens())):
+    for t in sorted(set(tokens())):
         try:
             events = list(yaml.parse(f"k: {t}\n", Loader=yaml.CSafeLoader))
         except yaml.YAMLError:

@@ -15,7 +15,6 @@ from krm_fn.io.source import item_as_entry as _item_as_entry
 from krm_fn.io.splice import splice as splice_text
 
 
-
 def splice(text: str, old: dict[str, Any], new: dict[str, Any], e: Emitter, entry: bool = False) -> str | None:
     """The spliced text alone (what is read back is :mod:`tests.unit.io.test_verify`'s)."""
     edits = plan(old, new)
@@ -137,42 +136,14 @@ def test_resource_list_uses_the_original_text_of_a_replaced_item() -> None:
 
 # --- property: whatever the edit, the spliced text reads back as the new value ------------------------
 from hypothesis import given, settings  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
 
 from tests.emitted import dump  # noqa: E402
 from tests.randomised import count  # noqa: E402
-
-_keys = st.sampled_from(["a", "b", "spec", "name", "on", "x.y", "metadata", "status", "items"])
-_scalars = st.one_of(st.none(), st.booleans(), st.integers(-5, 5),
-                     st.sampled_from(["", "yes", "0777", "multi\nline\n", "v", "1e3", "a: b", "- x"]))
-_values = st.recursive(_scalars, lambda inner: st.one_of(st.lists(inner, max_size=3),
-                                                         st.dictionaries(_keys, inner, max_size=4)), max_leaves=12)
-_docs = st.dictionaries(_keys, _values, min_size=1, max_size=5)
-
-
-@st.composite
-def _edited(draw: st.DrawFn) -> tuple[dict[str, Any], dict[str, Any]]:
-    old = draw(_docs)
-    new = copy.deepcopy(old)
-
-    def mutate(node: dict[str, Any]) -> None:
-        for key in list(node):
-            choice = draw(st.integers(0, 5))
-            if choice == 0:
-                del node[key]
-            elif choice == 1:
-                node[key] = draw(_values)
-            elif choice == 2 and isinstance(node[key], dict):
-                mutate(node[key])
-        if draw(st.booleans()):
-            node[draw(_keys)] = draw(_values)
-
-    mutate(new)
-    return old, new
+from tests.io_support import edited_documents
 
 
 @settings(max_examples=count(250, 1000), deadline=None, database=None)
-@given(_edited())
+@given(edited_documents())
 def test_splice_reads_back_as_the_new_value(pair: tuple[dict[str, Any], dict[str, Any]]) -> None:
     old, new = pair
     src = dump(old)

@@ -29,7 +29,7 @@ from krm_fn.io.locate import plan
 from krm_fn.io.proof import WHOLE, Sites
 from krm_fn.io.verify import ReadBacks, WriteError, check_emitted, identical, same
 from krm_fn.process import Options, process
-from tests.conftest import bench_module
+from tests.builders import bench_module
 from tests.io_support import parse_stream
 
 HEAD = "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n"
@@ -608,7 +608,7 @@ from hypothesis import strategies as st  # noqa: E402
 
 from tests.emitted import dump  # noqa: E402
 from tests.randomised import count  # noqa: E402
-from tests.unit.io.test_patch import _edited  # noqa: E402
+from tests.io_support import edited_documents  # noqa: E402
 
 def _explicit_keys(entry: str) -> str:
     """Every ``name:`` key written with explicit-key syntax (``? name`` / ``: value``)."""
@@ -623,7 +623,7 @@ LAYOUTS = {
 
 
 @settings(max_examples=count(100, 300), deadline=None, database=None)
-@given(_edited(), st.sampled_from(sorted(LAYOUTS)))
+@given(edited_documents(), st.sampled_from(sorted(LAYOUTS)))
 def test_what_is_written_reads_back_as_the_new_object(pair: tuple[dict[str, Any], dict[str, Any]],
                                                      layout: str) -> None:
     old, new = pair

@@ -20,7 +20,7 @@ from krm_fn.kubevirt.schema.tree import DEFAULT_TAG
 from krm_fn.kubevirt.schema.strict import problems as schema_problems
 from krm_fn.kubevirt.webhooks.admission import Decision, covers, decide, decided, refused, served
 from krm_fn.render.admission import describe, results
-from tests.conftest import require_shared
+from tests.builders import require_shared
 
 V1BETA1 = "instancetype.kubevirt.io/v1beta1"
 TOGETHER = "spec.memory.overcommitPercent and spec.memory.hugepages should not be requested together."  # admitter.go

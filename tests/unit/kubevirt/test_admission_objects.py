@@ -20,9 +20,9 @@ from krm_fn.kubevirt.schema.tree import INT_FORMATS, Node
 from krm_fn.kubevirt.schema.crd import definition
 from krm_fn.kubevirt.webhooks.admission import Decision, decide
 from krm_fn.kubevirt_versions import DEFAULT, RELEASES
-from krm_fn.process import Options, process
-from tests.conftest import shared_dir
-from tests.release_objects import ALPHAS_SERVED, LAUNCH_SECURITY_WARNED, expected_answer, matches
+from tests.builders import NO_CATALOG, problems, renderer, run_krm, shared_dir
+from tests.release_objects import ALPHAS_SERVED, LAUNCH_SECURITY_WARNED, expected_answer
+from tests.release_objects import answer_of, check_release_answer
 
 V1BETA1 = "instancetype.kubevirt.io/v1beta1"
 CASES = shared_dir() / "conformance-objects" / "cases"
@@ -32,12 +32,6 @@ QUANTITY_PATTERN = (r"^(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([KMGTPE]i)|[numk
 
 def _cases() -> list[Path]:
     return sorted(p for p in CASES.iterdir() if p.is_dir()) if CASES.is_dir() else []
-
-
-def _answer(decision: Decision) -> dict[str, Any]:
-    return {"allowed": decision.allowed, "stage": decision.stage, "message": decision.message,
-            "causes": [{"field": c.field, "message": c.message, "type": c.type} for c in decision.causes],
-            "warnings": [w.message for w in decision.warnings]}
 
 
 def test_the_releases_are_the_documented_ones() -> None:
@@ -55,20 +49,8 @@ def test_shared_case(case: Path) -> None:
     """Read as the function reads YAML (its own loader), decided, compared key by key."""
     (document,) = load_documents((case / "input.yaml").read_text(encoding="utf-8"))
     (expected,) = yaml.safe_load((case / "expected.yaml").read_text(encoding="utf-8"))
-    got = _answer(decide(document.value))
+    got = answer_of(decide(document.value))
     assert got == {key: expected[key] for key in got}
-
-
-# --- the shared cases for every release ------------------------------------------------------------------------
-# The cases are main's answers (v1.9.0 answers the same), layer by layer. An older release's answer follows from
-# them and from facts apart from the code under test: the release's own swagger.json (the fields it knows and
-# requires) and shared/docs/kubevirt-releases.md (served versions, webhook warnings): ``tests/release_objects.py``.
-def check_release_answer(o: dict[str, Any], version: str, main: dict[str, Any]) -> None:
-    """``version``'s answer to ``o`` is the one that follows from ``main`` (a corpus entry: the answer as
-    :func:`_answer` words it and its layers, ``release_objects.LAYERS``)."""
-    want, exact = expected_answer(o, version, main)
-    got = _answer(decide(o, RELEASES[version].tag))
-    assert matches(got, want, exact), (got, want)
 
 
 @pytest.mark.parametrize("version", list(RELEASES))
@@ -193,13 +175,8 @@ def test_1_every_integer_field_has_its_go_type(kind: str) -> None:
 
 # --- 2. unserved versions -----------------------------------------------------------------------------------
 def run(items: list[Any], mode: str) -> tuple[list[dict[str, Any]], int, list[Any]]:
-    config = {"apiVersion": "kubevirt-krm.dev/v1alpha1", "kind": "VirtualMachineRenderer",
-              "metadata": {"name": "render"}, "spec": {"mode": mode, "catalog": {"builtin": "none"}}}
-    rl = {"apiVersion": "config.kubernetes.io/v1", "kind": "ResourceList", "items": items, "functionConfig": config}
-    out = process(yaml.safe_dump(rl, sort_keys=False).encode(), Options())
-    written = yaml.safe_load(out.data)
-    results = [r for r in written.get("results") or [] if r.get("severity") in ("error", "warning")]
-    return results, out.exit_code, written["items"]
+    written, code = run_krm(items, renderer(mode, catalog=NO_CATALOG))
+    return problems(written), code, written["items"]
 
 
 def test_2_an_unserved_version_is_an_error_naming_migrate_mode_and_migrate_rewrites_it() -> None:

@@ -18,6 +18,7 @@ import pytest
 import yaml
 
 from krm_fn.process import Options, process
+from tests import builders
 
 V1BETA1 = "instancetype.kubevirt.io/v1beta1"
 IT_WEBHOOK = 'admission webhook "virtualmachineclusterinstancetype-validator.instancetype.kubevirt.io" denied ' \
@@ -38,20 +39,16 @@ def preference(name: str = "pref", **spec: Any) -> dict[str, Any]:
 
 
 def vm(name: str = "vm", **matchers: Any) -> dict[str, Any]:
-    return {"apiVersion": "kubevirt.io/v1", "kind": "VirtualMachine", "metadata": {"name": name, "namespace": "ns"},
-            "spec": {**matchers, "runStrategy": "Halted", "template": {"spec": {"domain": {"devices": {}}}}}}
+    return builders.vm(name, **matchers, runStrategy="Halted")
 
 
 def renderer(mode: str, **spec: Any) -> dict[str, Any]:
-    return {"apiVersion": "kubevirt-krm.dev/v1alpha1", "kind": "VirtualMachineRenderer",
-            "metadata": {"name": "render"}, "spec": {"mode": mode, "catalog": {"builtin": "none"}, **spec}}
+    return builders.renderer(mode, **{"catalog": builders.NO_CATALOG, **spec})
 
 
 def run(items: list[Any], config: dict[str, Any], base_dir: Path | None = None) -> tuple[list[dict[str, Any]], int]:
-    rl = {"apiVersion": "config.kubernetes.io/v1", "kind": "ResourceList", "items": items, "functionConfig": config}
-    out = process(yaml.safe_dump(rl, sort_keys=False).encode(), Options(base_dir=base_dir))
-    results = yaml.safe_load(out.data).get("results") or []
-    return [r for r in results if r.get("severity") in ("error", "warning")], out.exit_code
+    rl, code = builders.run_krm(items, config, Options(base_dir=base_dir))
+    return builders.problems(rl), code
 
 
 def about(results: list[dict[str, Any]], kind: str, name: str) -> list[dict[str, Any]]:

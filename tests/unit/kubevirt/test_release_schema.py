@@ -32,8 +32,8 @@ from krm_fn.kubevirt.webhooks.admission import decide
 from krm_fn.kubevirt_versions import RELEASES
 from krm_fn.process import Options, process
 from krm_fn.render.output import release_results
-from tests.conftest import require_shared
-from tests.engine_support import diff_paths, instancetype, make_vm, preference, shared_dir
+from tests.builders import instancetype, make_vm, preference, require_shared, shared_dir
+from tests.engine_support import diff_paths
 from tests.release_objects import release_differences
 
 PREF = "VirtualMachineClusterPreference"

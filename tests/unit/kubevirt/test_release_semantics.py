@@ -23,7 +23,8 @@ from krm_fn.kubevirt.schema.roundtrip import encode_object
 from krm_fn.kubevirt.preference.apply.vmi import apply_preference
 from krm_fn.kubevirt.webhooks.admission import decide
 from krm_fn.kubevirt_versions import RELEASES, Release
-from tests.engine_support import as_stored, instancetype, make_object, make_vm, preference
+from tests.builders import instancetype, make_object, make_vm, preference
+from tests.engine_support import as_stored
 
 LINES = list(RELEASES)
 # every switch and the release lines where it is on (the summary table; v1.10 answers as v1.9)

@@ -14,9 +14,9 @@ from krm_fn.index import iter_objects
 from krm_fn.io.resourcelist import parse_resource_list
 from krm_fn.kube.api import LABEL_OBJECT_VERSION
 from krm_fn.process import Options, process, run
+from tests.builders import REPO
 from tests.render_support import render
 from krm_fn.render.spec import RendererSpec
-from tests.conftest import REPO
 from tests.kpt_source import fn_config, source
 
 V1B1 = "instancetype.kubevirt.io/v1beta1"

@@ -12,15 +12,15 @@ from typing import Any
 
 from krm_fn.render.migrate.items import migrate
 from krm_fn.process import process
-from tests.conftest import REPO, run_fn
+from tests import builders
+from tests.builders import REPO, run_fn
 
 NS = "legacy"
 V1B1 = "instancetype.kubevirt.io/v1beta1"
 
 
 def vm(**spec: Any) -> dict[str, Any]:
-    return {"apiVersion": "kubevirt.io/v1", "kind": "VirtualMachine", "metadata": {"name": "vm", "namespace": NS},
-            "spec": {**spec, "template": {"spec": {"domain": {"devices": {}}}}}}
+    return builders.vm(namespace=NS, **spec)
 
 
 def cr(name: str, data: Any, **metadata: Any) -> dict[str, Any]:

@@ -11,15 +11,14 @@ import pytest
 
 from krm_fn.kube.api import LABEL_OBJECT_VERSION
 from krm_fn.render.migrate.items import migrate
+from tests import builders
 
 V1B1 = "instancetype.kubevirt.io/v1beta1"
 NS = "legacy"
 
 
 def vm(name: str = "vm", **spec: Any) -> dict[str, Any]:
-    return {"apiVersion": "kubevirt.io/v1", "kind": "VirtualMachine",
-            "metadata": {"name": name, "namespace": NS, "annotations": {"config.kubernetes.io/path": "vms.yaml"}},
-            "spec": {**spec, "template": {"spec": {"domain": {"devices": {}}}}}}
+    return builders.vm(name, NS, annotations={"config.kubernetes.io/path": "vms.yaml"}, **spec)
 
 
 def flavor(name: str, *profiles: dict[str, Any], kind: str = "VirtualMachineFlavor") -> dict[str, Any]:
