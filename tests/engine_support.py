@@ -44,7 +44,7 @@ from krm_fn.kubevirt.find.object import find_object
 from krm_fn.kubevirt.pipeline import vm_stages
 from tests.builders import shared_dir
 from tests.render_support import render
-from krm_fn.render.spec import RendererSpec
+from krm_fn.render.spec import Mode, RendererSpec
 from krm_fn.results import FOLLOWS_FROM, Result
 
 KPT_ANNOTATION_PREFIXES = ("internal.config.kubernetes.io/", "config.kubernetes.io/")
@@ -111,7 +111,7 @@ class Rendered:
 
 
 @functools.cache
-def rendered(path: Path, mode: str, version: KubevirtVersion | None = None) -> Rendered:
+def rendered(path: Path, mode: Mode, version: KubevirtVersion | None = None) -> Rendered:
     """A case rendered in ``mode`` once per run; the tests that share it only read it. ``version``: the
     ``kubevirtVersion`` rendered for, its case holding that release's expectations (else main's)."""
     case = load_case(path, None if version is None else RELEASES[version].tag)

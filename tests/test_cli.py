@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -167,7 +168,7 @@ def test_two_workers_unless_told_otherwise_or_memory_is_short(monkeypatch: pytes
     from krm_fn.cli import resources
 
     monkeypatch.delenv("KUBEVIRT_KRM_WORKERS", raising=False)
-    monkeypatch.setattr(resources.os, "sched_getaffinity", lambda pid: {0, 1, 2, 3})
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1, 2, 3})
     monkeypatch.setattr(resources, "memory_limit", lambda: None)
     assert resources.workers(10 << 20) == 2
     monkeypatch.setattr(resources, "memory_limit", lambda: 512 << 20)  # a 512 MiB container
@@ -176,7 +177,7 @@ def test_two_workers_unless_told_otherwise_or_memory_is_short(monkeypatch: pytes
     monkeypatch.setenv("KUBEVIRT_KRM_WORKERS", "1")
     monkeypatch.setattr(resources, "memory_limit", lambda: None)
     assert resources.workers(10 << 20) == 1
-    monkeypatch.setattr(resources.os, "sched_getaffinity", lambda pid: {0})
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0})
     monkeypatch.delenv("KUBEVIRT_KRM_WORKERS")
     assert resources.workers(10 << 20) == 1
 

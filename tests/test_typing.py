@@ -1,4 +1,4 @@
-"""The package is mypy --strict clean (configured in pyproject.toml)."""
+"""The package and its tests are mypy --strict clean (both are configured in pyproject.toml)."""
 
 from __future__ import annotations
 

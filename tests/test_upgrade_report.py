@@ -113,7 +113,7 @@ def applied(obj: Any, fields: list[dict[str, Any]]) -> Any:
 
 
 def unpinned(vm: dict[str, Any]) -> dict[str, Any]:
-    out = json.loads(json.dumps(vm))
+    out: dict[str, Any] = json.loads(json.dumps(vm))
     for family in FAMILIES:
         (out["spec"].get(family) or {}).pop("revisionName", None)
     return out

@@ -91,7 +91,8 @@ def checked_process(data: bytes, options: Options | None = None) -> Any:
 def checked_run(data: bytes, options: Options | None = None) -> tuple[list[Any], list[Any]]:
     """``run`` on parsed input; unchanged items are identical objects, so ``output_results`` applies directly."""
     rl = parse_resource_list(data.decode())
-    items, results = run(rl, options or Options())
+    written, results = run(rl, options or Options())
+    items = list(written)
     bad = output_results(rl.items, items)
     assert not bad, "emitted invalid objects:\n" + "\n".join(r.summary() for r in bad[:20])
     return items, results

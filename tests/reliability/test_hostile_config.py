@@ -330,8 +330,8 @@ def annotated(key: str, value: Any, *, on_config: bool) -> bytes:
                 "data": {"apiVersion": "instancetype.kubevirt.io/v1beta1", "kind": "VirtualMachineClusterInstancetype",
                          "metadata": {"name": "x"}, "spec": {"cpu": {"guest": 1}, "memory": {"guest": "1Gi"}}},
                 "revision": 0}
-    fn_config = {"apiVersion": FN_API, "kind": "VirtualMachineRenderer", "metadata": {"name": "r"},
-                 "spec": {"revisions": {"syncWave": -1}}}
+    fn_config: dict[str, Any] = {"apiVersion": FN_API, "kind": "VirtualMachineRenderer", "metadata": {"name": "r"},
+                                 "spec": {"revisions": {"syncWave": -1}}}
     if on_config:
         fn_config["metadata"]["annotations"] = ann
         return resource_list(fn_config, [])

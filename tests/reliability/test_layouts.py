@@ -620,8 +620,8 @@ def main(argv: list[str] | None = None) -> int:
     only = tuple(d for d in args.dims.split(",") if d)
     original = krm_fn.catalog.generate.load_builtin_objects
     cache = original()
-    krm_fn.catalog.generate.load_builtin_objects = lambda name="common-instancetypes": (
-        cache if name == "common-instancetypes" else original(name))
+    setattr(krm_fn.catalog.generate, "load_builtin_objects", lambda name="common-instancetypes": (
+        cache if name == "common-instancetypes" else original(name)))
     if args.survey:
         survey(args.survey, args.findings, args.seed, only)
         return 0

@@ -34,7 +34,7 @@ BAD = """\
 
 
 def _fleet(spec: str, bad: bool = True) -> bytes:
-    text = resource_list(VMS)
+    text: str = resource_list(VMS)
     if bad:  # at the end: a stream whose first document starts with "{" is read as JSON
         assert text.endswith("\n")
         text += BAD
@@ -56,7 +56,7 @@ def small_thresholds(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
             sent["children"] += 1
         return child
 
-    def result(self: Any) -> bytes | None:
+    def result(self: Any) -> bytearray | None:
         data = real_result(self)
         sent["bytes"] += len(data or b"")
         return data

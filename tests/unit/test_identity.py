@@ -72,7 +72,7 @@ def test_a_function_config_in_the_core_group_is_not_ours() -> None:
 
 def test_wrappers_are_looked_through_once() -> None:
     a, b, c = ({"kind": "K", "metadata": {"name": n}} for n in "abc")
-    items = [a, {"kind": "List", "items": [b, {"kind": "ResourceList", "items": [c]}]}, "not an object",
+    items: list[Any] = [a, {"kind": "List", "items": [b, {"kind": "ResourceList", "items": [c]}]}, "not an object",
              {"kind": "List", "items": "not a list"}]
     assert list(iter_objects(items)) == [a, b, c, items[3]]
     assert wrapped_items(items[1]) == [b, items[1]["items"][1]]

@@ -129,11 +129,14 @@ def _cycle(graph: dict[str, set[str]]) -> list[str]:
             node, rest = stack[-1]
             nxt = next(rest, None)
             if nxt is None:
-                stack.pop(), path.pop(), done.add(node)
+                stack.pop()
+                path.pop()
+                done.add(node)
             elif nxt in path:
                 return path[path.index(nxt):] + [nxt]
             elif nxt not in done:
-                stack.append((nxt, iter(sorted(graph[nxt])))), path.append(nxt)
+                stack.append((nxt, iter(sorted(graph[nxt]))))
+                path.append(nxt)
     return []
 
 

@@ -54,7 +54,7 @@ def config(package: str | None, path: str = "cat.yaml") -> dict[str, Any]:
 def generate(fn_config: dict[str, Any], root: Path, kpt: bool) -> tuple[list[Any], list[str]]:
     rl = {"apiVersion": "config.kubernetes.io/v1", "kind": "ResourceList", "items": [], "functionConfig": fn_config}
     items, results = run(parse_resource_list(json.dumps(rl)), Options(base_dir=root, kpt=kpt))
-    return items, [r.summary() for r in results if r.severity == "error"]
+    return list(items), [r.summary() for r in results if r.severity == "error"]
 
 
 @pytest.mark.parametrize("kpt", [True, False], ids=["krm", "stream"])

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from typing import Any
 from krm_fn.kube.api import ANN_INDEX, ANN_PATH
 from krm_fn.io.resourcelist import upsert
 
 
-def obj(kind: str, name: str, **extra: object) -> dict[str, object]:
+def obj(kind: str, name: str, **extra: Any) -> dict[str, Any]:
     return {"apiVersion": "instancetype.kubevirt.io/v1beta1", "kind": kind, "metadata": {"name": name}, **extra}
 
 

@@ -50,7 +50,7 @@ def test_exact_is_the_amount_parse_rounds(vector: dict[str, Any]) -> None:
     if 0 <= amount < 2**62:
         assert math.ceil(amount) == vector["value"]
     try:
-        via_json = (str(from_json(vector["input"])), None)
+        via_json: tuple[str | None, str | None] = (str(from_json(vector["input"])), None)
     except QuantityError as err:
         via_json = (None, str(err))
     assert via_json == (vector["viaJSONCanonical"], vector["viaJSONError"])

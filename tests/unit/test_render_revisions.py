@@ -213,7 +213,7 @@ def test_sync_wave_is_opt_in_and_idempotent() -> None:
                                                    "argocd.argoproj.io/sync-wave": "-1"}
     # validate and expand never change a revision
     for mode in ("validate", "expand"):
-        spec = RendererSpec(mode=mode, revisions=RevisionsSpec(sync_wave=-1))  # type: ignore[arg-type]
+        spec = RendererSpec(mode=mode, revisions=RevisionsSpec(sync_wave=-1))
         out, _ = _render(plain, spec)
         assert out[2] is plain[2]
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from typing import Any
 from tests.builders import instancetype, make_vm
 from tests.engine_support import build_revision, revision_name
 
@@ -50,7 +51,7 @@ def test_revision_name() -> None:
 def test_content_digest_ignores_key_order_only() -> None:
     from krm_fn.render.revisions import content_digest
 
-    a = {"apiVersion": "x", "kind": "k", "metadata": {"name": "n"},
+    a: dict[str, Any] = {"apiVersion": "x", "kind": "k", "metadata": {"name": "n"},
          "spec": {"cpu": {"guest": 1}, "memory": {"guest": "1Gi"}}}
     b = {"spec": {"memory": {"guest": "1Gi"}, "cpu": {"guest": 1}}, "metadata": {"name": "n"},
          "kind": "k", "apiVersion": "x"}

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import copy
-from typing import Any
+from typing import Any, cast
 
 from tests.builders import instancetype, make_object, make_vm
 from tests.render_support import render
@@ -46,11 +46,11 @@ def test_validate_mode_writes_nothing_and_still_warns() -> None:
 def test_lists_are_looked_into_and_namespaced_kinds_left_alone() -> None:
     namespaced = make_object("VirtualMachineInstancetype", "nit", {"cpu": {"guest": 1}, "memory": {"guest": "1Gi"}},
                              namespace="team-b")
-    wrapper = {"apiVersion": "v1", "kind": "List", "items": [_stamped(instancetype()), namespaced]}
+    wrapper: dict[str, Any] = {"apiVersion": "v1", "kind": "List", "items": [_stamped(instancetype()), namespaced]}
     items = [wrapper, make_vm()]
     out, results = clear_cluster_namespaces(items)
     assert out is not items and out[1] is items[1]
-    assert out[0]["items"][1] is namespaced
+    assert cast(Any, out[0])["items"][1] is namespaced
     assert "namespace" not in out[0]["items"][0]["metadata"] and len(results) == 1
     assert wrapper["items"][0]["metadata"]["namespace"] == "team-b"  # the input is not mutated
 

@@ -249,7 +249,7 @@ def test_two_processes_print_what_one_prints(monkeypatch: pytest.MonkeyPatch) ->
     sent: list[int] = []
     real_result = split.Child.result
 
-    def result(self: Any) -> bytes | None:
+    def result(self: Any) -> bytearray | None:
         data = real_result(self)
         sent.append(len(data or b""))
         return data

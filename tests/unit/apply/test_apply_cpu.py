@@ -36,7 +36,7 @@ def test_false_placement_is_written_and_empty_model_is_written() -> None:
 
 
 def test_cpu_is_created_and_values_are_copies() -> None:
-    it = {"cpu": {"guest": 2, "numa": {"guestMappingPassthrough": {}}}, "memory": {"guest": "1Gi"}}
+    it: dict[str, Any] = {"cpu": {"guest": 2, "numa": {"guestMappingPassthrough": {}}}, "memory": {"guest": "1Gi"}}
     vmi: dict[str, Any] = {"domain": {}}
     apply_to_vmi(VM_BASE, it, None, vmi, {})
     assert vmi["domain"]["cpu"]["numa"] == it["cpu"]["numa"]

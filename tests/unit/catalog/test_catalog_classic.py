@@ -81,7 +81,7 @@ def test_windows10_is_the_proposal_windows_preference(classic_objects: list[Obj]
 
 def strict_definitions(shared: Path) -> dict[str, Any]:
     """The swagger definitions with ``additionalProperties: false`` on every object that lists properties."""
-    definitions = copy.deepcopy(json.loads((shared / "schemas" / "kubevirt-swagger.json")
+    definitions: dict[str, Any] = copy.deepcopy(json.loads((shared / "schemas" / "kubevirt-swagger.json")
                                            .read_text(encoding="utf-8"))["definitions"])
     for definition in definitions.values():
         if definition.get("type") == "object" and "properties" in definition:

@@ -33,7 +33,7 @@ versions:
       series: {a: {sizes: [s]}}
 """
 
-Write = Callable[[str, str], Path]
+Write = Callable[..., Path]
 
 
 def names(objs: list[Obj]) -> list[str]:

@@ -50,7 +50,7 @@ def test_preference_kinds(kind: str, value: str) -> None:
     ("instancetype", {"name": "small", "revisionName": "nope"}, 'controllerrevisions.apps "nope" not found'),
 ])
 def test_errors(family: Any, matcher: dict[str, Any], message: str) -> None:
-    vm = make_vm(**{family: matcher})
+    vm = make_vm(instancetype=matcher) if family == "instancetype" else make_vm(preference=matcher)
     with pytest.raises(FindError) as err:
         find_spec(vm, family, Index([NS_IT, CL_IT, NS_PREF, CL_PREF]))
     assert err.value.message == message

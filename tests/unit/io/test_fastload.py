@@ -155,7 +155,7 @@ STREAM = Lane("stream", agree_stream, stream, fastload.load_stream, "_exact_docu
 PLAIN = Lane("plain", agree_plain, lambda docs: "".join(d + "\n" for d in docs[:1]), fastload.load_plain, "")
 
 
-def lanes(*which: Lane) -> Any:
+def lanes(*which: Lane) -> pytest.MarkDecorator:
     """``which`` as the ``lane`` parameter, with the lanes' names as test ids."""
     return pytest.mark.parametrize("lane", [pytest.param(lane, id=lane.name) for lane in which])
 

@@ -327,12 +327,12 @@ def test_a_flow_pair_rewritten_before_the_scan_gives_up_is_restored() -> None:
     assert alone is not None
     from krm_fn.io import locate as locate_module
     scanned = locate(text, edits)
-    original = locate_module.scannable
-    locate_module.scannable = lambda _t: False  # type: ignore[assignment]
+    original = getattr(locate_module, "scannable")
+    setattr(locate_module, "scannable", lambda _t: False)
     try:
         assert _plain(scanned) == _plain(locate(text, alone))
     finally:
-        locate_module.scannable = original
+        setattr(locate_module, "scannable", original)
     assert _plain(scanned) is not None
 
 

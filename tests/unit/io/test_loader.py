@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from krm_fn.io import document
+
 import pytest
 
 from krm_fn.errors import InputError
-from krm_fn.io import loader
 from krm_fn.io.loader import load_documents
 
 
@@ -75,7 +76,7 @@ def test_billion_laughs_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_alias_budget_allows_normal_reuse() -> None:
-    assert loader.MAX_ALIAS_NODES >= 100_000
+    assert document.MAX_ALIAS_NODES >= 100_000
     doc = load_documents("a: &a {x: 1}\nb: [*a, *a, *a]\n")[0].value
     assert doc["b"] == [{"x": 1}] * 3
 

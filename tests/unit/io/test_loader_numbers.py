@@ -12,6 +12,7 @@ two can be compared on every generated token. Key strings follow sigs.k8s.io/yam
 
 from __future__ import annotations
 
+from collections.abc import Callable
 import math
 import re
 import struct
@@ -132,7 +133,8 @@ def go_yaml_v2_resolve(s: str) -> Any:
         elif hint in "DS":
             # a timestamp (YYYY-...) decodes into interface{} as its string in v2: no number can be one
             plain = s.replace("_", "")
-            for attempt in (lambda: go_parse_int(plain, 0), lambda: go_parse_uint(plain, 0)):
+            attempts: tuple[Callable[[], Any], ...] = (lambda: go_parse_int(plain, 0), lambda: go_parse_uint(plain, 0))
+            for attempt in attempts:
                 try:
                     return attempt()
                 except GoError:

@@ -116,7 +116,7 @@ def test_edits_under_a_value_written_as_an_alias_fall_back() -> None:
     """An item whose anchors stand in another item of the list: an edit inside a value written ``*a`` has no
     place in the text (found by tests/reliability/test_layouts.py, object set 26655, layout seed 19115)."""
     src = "- kind: VM\n  spec:\n    ? instancetype\n    : *a5\n    ? preference\n    :\n      name: ubuntu\n"
-    old = {"kind": "VM", "spec": {"instancetype": {"name": "u1.medium"}, "preference": {"name": "ubuntu"}}}
+    old: dict[str, Any] = {"kind": "VM", "spec": {"instancetype": {"name": "u1.medium"}, "preference": {"name": "ubuntu"}}}
     new = copy.deepcopy(old)
     new["spec"]["instancetype"]["kind"] = "VirtualMachineClusterInstancetype"
     edits = plan(old, new)

@@ -7,6 +7,7 @@ the fallbacks (a wrong splice is replaced by a fresh emit; a wrong fresh emit is
 
 from __future__ import annotations
 
+from collections.abc import Callable
 import copy
 import math
 import re
@@ -366,8 +367,7 @@ def test_a_flow_map_pair_not_readable_alone_has_its_item_read_whole(monkeypatch:
     rl = parse_resource_list(HEAD + FLOW_VM.replace("{name: u1.medium}\n", "{name: u1.medium}\n        # sized\n"))
     new = _pinned(rl)
     owed: list[str] = []
-    add = ReadBacks.add
-    monkeypatch.setattr(ReadBacks, "add", lambda self, entry, *a, **k: (owed.append(entry), add(self, entry, *a, **k)))
+    _record_added(monkeypatch, owed)
     if wrong:
         monkeypatch.setattr(patch_module, "_emit_pairs", _shifted_pairs(patch_module._emit_pairs))
     out = dump_resource_list(rl, [new], [])
@@ -386,8 +386,7 @@ def test_a_mapping_edited_inside_another_is_proven_by_the_outer_read_back(monkey
     new["spec"]["template"]["spec"]["domain"]["cpu"] = {"cores": 2}
     new["status"] = {}
     owed: list[str] = []
-    add = ReadBacks.add
-    monkeypatch.setattr(ReadBacks, "add", lambda self, entry, *a, **k: (owed.append(entry), add(self, entry, *a, **k)))
+    _record_added(monkeypatch, owed)
     if wrong:  # the innermost edit written one column too far: only the outer read-back can catch it
         monkeypatch.setattr(patch_module, "_emit_pairs", _shifted_pairs(patch_module._emit_pairs))
     out = dump_resource_list(rl, [new], [])
@@ -438,8 +437,7 @@ def test_an_item_whose_root_is_edited_is_read_back_whole(monkeypatch: pytest.Mon
     rl = parse_resource_list(HEAD + VM.replace("    name: vm1\n", "    name: vm1\n    labels:\n      tier: \"web\"\n"))
     new = _expanded(rl)
     owed: list[str] = []
-    add = ReadBacks.add
-    monkeypatch.setattr(ReadBacks, "add", lambda self, entry, *a, **k: (owed.append(entry), add(self, entry, *a, **k)))
+    _record_added(monkeypatch, owed)
     if wrong:  # every pair written one column too far: the whole read-back catches it
         monkeypatch.setattr(patch_module, "_emit_pairs", _shifted_pairs(patch_module._emit_pairs))
     out = dump_resource_list(rl, [new], [])
@@ -615,7 +613,7 @@ def _explicit_keys(entry: str) -> str:
     return re.sub(r"(?m)^( *)(- )?name:", lambda m: f"{m[1]}{m[2] or ''}? name\n{m[1]}{'  ' if m[2] else ''}:", entry)
 
 
-LAYOUTS = {
+LAYOUTS: dict[str, Callable[[str], str]] = {
     "kpt": lambda doc: HEAD + "- " + doc.rstrip("\n").replace("\n", "\n  ") + "\n",
     "indented": lambda doc: HEAD + "    - " + doc.rstrip("\n").replace("\n", "\n      ") + "\n",
     "explicit keys": lambda doc: HEAD + _explicit_keys("- " + doc.rstrip("\n").replace("\n", "\n  ") + "\n"),
@@ -640,3 +638,14 @@ def test_what_is_written_reads_back_as_the_new_object(pair: tuple[dict[str, Any]
         stream = parse_stream(dump(old))
         written = read_all(dump_stream(stream, [new, stream.items[0]]))
         assert same(written[0], new, ordered=False) and same(written[1], old)
+
+
+def _record_added(monkeypatch: pytest.MonkeyPatch, owed: list[str]) -> None:
+    """Every entry given to ``ReadBacks.add`` goes to ``owed`` too."""
+    add = ReadBacks.add
+
+    def recording(self: ReadBacks, entry: str, *args: Any, **kwargs: Any) -> Any:
+        owed.append(entry)
+        return add(self, entry, *args, **kwargs)
+
+    monkeypatch.setattr(ReadBacks, "add", recording)

@@ -323,7 +323,7 @@ def test_a_revision_of_the_other_kind_is_used_and_one_of_a_preference_is_not() -
     """0.2 / 2.6: the revision is decoded by its Go type, whatever kind the matcher names (compatibility's type
     switch takes either instancetype kind; a preference is ``unexpected type``), in every release (v1.5 refuses
     that lookup error at admission, 1.2)."""
-    it_rev = {"apiVersion": "apps/v1", "kind": "ControllerRevision", "metadata": {"name": "it-rev", "namespace": "ns1"},
+    it_rev: dict[str, Any] = {"apiVersion": "apps/v1", "kind": "ControllerRevision", "metadata": {"name": "it-rev", "namespace": "ns1"},
               "data": {"apiVersion": "instancetype.kubevirt.io/v1beta1", "kind": "VirtualMachineClusterInstancetype",
                        "metadata": {"name": "it"}, "spec": {"cpu": {"guest": 3}, "memory": {"guest": "1Gi"}}}}
     pref_rev = {**it_rev, "metadata": {"name": "pref-rev", "namespace": "ns1"},
