@@ -11,15 +11,13 @@ import pytest
 
 from krm_fn.kubevirt.schema.roundtrip import encode_object, encode_shared
 from krm_fn.kubevirt.schema.validation import SchemaError, schema_errors, validate_vm
-from tests.builders import make_vm, shared_dir
+from tests.builders import make_vm, require_shared
 
 REPO = Path(__file__).resolve().parents[2]
 
 
 def test_packaged_schema_is_up_to_date() -> None:
-    swagger = shared_dir() / "schemas" / "kubevirt-swagger.json"
-    if not swagger.is_file():
-        pytest.skip("shared/schemas/kubevirt-swagger.json not found")
+    swagger = require_shared("schemas/kubevirt-swagger.json")
     proc = subprocess.run([sys.executable, str(REPO / "tools" / "gen_schema.py"), str(swagger),
                            str(REPO / "krm_fn" / "kubevirt" / "schema" / "kubevirt.json"), "--check"],
                           capture_output=True, text=True)

@@ -10,9 +10,10 @@ import pytest
 from krm_fn.io.emitter import Emitter
 from krm_fn.io.loader import load_documents
 from krm_fn.io.locate import plan
-from krm_fn.io.resourcelist import dump_resource_list, parse_resource_list
+from krm_fn.io.resourcelist import dump_resource_list, dump_stream, parse_resource_list
 from krm_fn.io.source import item_as_entry as _item_as_entry
 from krm_fn.io.splice import splice as splice_text
+from tests.io_support import parse_stream
 
 
 def splice(text: str, old: dict[str, Any], new: dict[str, Any], e: Emitter, entry: bool = False) -> str | None:
@@ -104,12 +105,19 @@ def test_too_many_edits_mean_a_fresh_emit() -> None:
     assert splice(VM, old(), new, Emitter()) is None
 
 
-@pytest.mark.parametrize("src", ["a: &x {b: 1}\nc: *x\n", "{a: {b: 1}}\n"], ids=["anchor", "flow-root"])
-def test_unusual_originals_fall_back(src: str) -> None:
+@pytest.mark.parametrize("src, form", [("a: &x {b: 1}\nc: *x\n", "&x"), ("{a: {b: 1}}\n", "{a:")],
+                         ids=["anchor", "flow-root"])
+def test_unusual_originals_fall_back(src: str, form: str) -> None:
+    """The splicer refuses such a text, so the changed document is written fresh: no trace of ``form``."""
     orig = load_documents(src)[0].value
     new = copy.deepcopy(orig)
     new["a"]["b"] = 2
     assert splice(src, orig, new, Emitter()) is None
+    out = dump_stream(parse_stream(src), [new])
+    fresh = Emitter()
+    fresh.mapping(new, "")
+    assert out == fresh.text() and form not in out
+    assert load_documents(out)[0].value == new
 
 
 def test_edits_under_a_value_written_as_an_alias_fall_back() -> None:

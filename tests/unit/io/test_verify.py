@@ -601,7 +601,7 @@ def test_a_form_that_reads_back_as_something_else_is_named() -> None:
 
 
 # --- property: whatever the edit and the layout, what is written reads back as the new object ---------------------
-from hypothesis import given, settings  # noqa: E402
+from hypothesis import assume, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 from tests.emitted import dump  # noqa: E402
@@ -629,8 +629,7 @@ def test_what_is_written_reads_back_as_the_new_object(pair: tuple[dict[str, Any]
     old, new = old | item, new | item  # an object kpt would send
     text = LAYOUTS[layout](dump(old))
     rl = parse_resource_list(text)
-    if not same(rl.items[0], old):  # a layout this generator cannot make for this object
-        return
+    assume(same(rl.items[0], old))  # else a layout this generator cannot make for this object
     written = read(dump_resource_list(rl, [new, rl.items[0]], []))["items"]
     # a splice keeps the user's key order, which means nothing
     assert same(written[0], new, ordered=False) and same(written[1], old)

@@ -155,11 +155,8 @@ def test_release_answers_of_schema_only_cases(line: str, case: str) -> None:
 
 
 def _conformance_case(tag: str, case: str) -> tuple[list[Any], list[Any]]:
-    shared = shared_dir()
-    given = shared / "conformance" / "cases" / case / "input.yaml"
-    expected = shared / "conformance-releases" / tag / "cases" / case / "expected.yaml"
-    if not given.is_file() or not expected.is_file():
-        pytest.skip(f"shared conformance case {case} for {tag} not found")
+    given = require_shared(f"conformance/cases/{case}/input.yaml")
+    expected = require_shared(f"conformance-releases/{tag}/cases/{case}/expected.yaml")
     return ([d for d in yaml.safe_load_all(given.read_text()) if d],
             yaml.safe_load(expected.read_text()))
 
