@@ -102,7 +102,7 @@ def load_resource_list(text: str) -> Document | None:
     end_match = _SECTION_END.search(text, start - 1)
     end = end_match.start() + 1 if end_match else len(text)
     region = text[start:end]
-    if _bad_text(region):
+    if bad_text(region):
         return None
     offsets = _entry_offsets(region, start)
     if offsets is None:
@@ -152,7 +152,7 @@ def load_stream(text: str) -> list[Document] | None:
     or None when the lane does not apply. The same rules as for a ResourceList's entries: each document
     between ``---`` lines is a chunk, read by yaml-rs unless a :data:`~krm_fn.io.subset.TOKENS` class could start a node in it
     (or it starts with something other than a key), else by the loader on its own."""
-    if _bad_text(text) or not _plain_separators(text):
+    if bad_text(text) or not _plain_separators(text):
         return None
     starts = [0] if not text.startswith("---\n") else [4]
     ends: list[int] = []
@@ -227,7 +227,7 @@ def load_plain(text: str, scan: str | None = None) -> Any:
     entry to the loader (``---``, ``...`` and ``%`` among them: one document), and only string keys.
     ``scan``: the text the flow and risk scans read instead of ``text`` (``verify.check_emitted``: the same lines,
     the content of the block scalars it wrote blanked)."""
-    if not text.endswith("\n") or text[:1] in _ENTRY_START - {"-"} or _bad_text(text) or "\t" in text:
+    if not text.endswith("\n") or text[:1] in _ENTRY_START - {"-"} or bad_text(text) or "\t" in text:
         return None
     scanned = text if scan is None else scan  # a block scalar's content holds no flow collection nor token
     flow = scanned.replace("[]", "").replace("{}", "")  # empty ones (kpt's "items: []") read alike
@@ -264,7 +264,7 @@ def load_values(text: str) -> list[Any]:
     return [d.value for d in load_documents(text)]
 
 
-def _bad_text(region: str) -> bool:
+def bad_text(region: str) -> bool:
     """Whether ``region`` holds a character YAML 1.1 and 1.2 read differently or libyaml rejects, or nesting
     deep enough to matter for yaml-rs's stack: the lane leaves such a text to the loader."""
     if any(deep in region for deep in _DEEP):
@@ -314,7 +314,7 @@ def load_entries(entries: list[str], keys: bool = True) -> Iterator[Any] | None:
     if not all(entry.startswith("- ") and entry.endswith("\n") for entry in entries) \
             or region.count("\n-") != len(entries) - 1 or _SECTION_END.search(region) is not None:
         return None  # not one entry per text at column 0 (a line there that is no entry ends the items)
-    if _bad_text(region):
+    if bad_text(region):
         return None
     try:
         from yaml_rs import loads

@@ -139,7 +139,7 @@ def locate(text: str, edits: Edits, entry: bool = False) -> Located | None:
         except Unsure:
             for changes, key, sub in rewritten:  # as they were before the walk
                 changes[key] = sub
-    return _walk(text, edits, entry, _libyaml_events(text), [])
+    return _walk(text, edits, entry, libyaml_events(text), [])
 
 
 def _walk(text: str, edits: Edits, entry: bool, pulled: Generator[Event, Any, None],
@@ -224,7 +224,7 @@ _KINDS = {ev.ScalarEvent: SCALAR, ev.AliasEvent: ALIAS, ev.SequenceStartEvent: S
           ev.SequenceEndEvent: END, ev.StreamEndEvent: STREAM_END}
 
 
-def _libyaml_events(text: str) -> Generator[Event, Any, None]:
+def libyaml_events(text: str) -> Generator[Event, Any, None]:
     """libyaml's events of ``text`` as :mod:`krm_fn.io.linescan` gives them (a scalar's key: the event itself);
     sent a true value after a collection's start, the end event of that collection (a depth count over the
     events inside: no tuple for them, and most of an expanded VM's collections hold no edit)."""

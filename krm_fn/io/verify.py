@@ -268,13 +268,13 @@ def _read_back(values: Any, wanted: list[Any]) -> bool:
 
 def block_probe(place: str, text: str) -> tuple[str, str]:
     """The ``- `` entry that reads back a block scalar's text owed at ``place`` (``"be"``: as the entry itself,
-    ``"bm"``: as the value of ``v``), and the lane's scan of it (:func:`_blanked`)."""
+    ``"bm"``: as the value of ``v``), and the lane's scan of it (:func:`blanked`)."""
     if place == "be":
-        return f"- {text}", f"- {_blanked(text, '  ')}"
-    return f"- v: {text}", f"- v: {_blanked(text, '    ')}"
+        return f"- {text}", f"- {blanked(text, '  ')}"
+    return f"- v: {text}", f"- v: {blanked(text, '    ')}"
 
 
-def _blanked(block: str, content_indent: str) -> str:
+def blanked(block: str, content_indent: str) -> str:
     """A block scalar's text (header line, then content lines) with each content line's text replaced by ``x``:
     what the lane's risk scan sees of it. Inside a block scalar's content nothing is a YAML token (an ``*``
     names no alias there), so the scan's superset matches on it are not risks; a line that is not indented as

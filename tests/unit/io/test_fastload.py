@@ -744,8 +744,8 @@ def test_nesting_deep_enough_to_crash_yaml_rs_is_refused_cleanly(body: str) -> N
 # --- the emitter's read-back: block scalars' content is not scanned -----------------------------------
 
 def test_blanked_keeps_lines_that_are_not_content() -> None:
-    assert verify._blanked("|-\n  *a* b\n\n  c\n", "  ") == "|-\n  x\n\n  x\n"
-    assert verify._blanked("|-\n  a\n*b\n", "  ") == "|-\n  x\n*b\n"
+    assert verify.blanked("|-\n  *a* b\n\n  c\n", "  ") == "|-\n  x\n\n  x\n"
+    assert verify.blanked("|-\n  a\n*b\n", "  ") == "|-\n  x\n*b\n"
 
 
 def test_block_scalars_read_back_without_the_loader(monkeypatch: pytest.MonkeyPatch) -> None:

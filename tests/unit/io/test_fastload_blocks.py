@@ -36,7 +36,7 @@ def test_flow_outside_block_content_still_steps_aside(text: str) -> None:
 def test_a_line_that_ends_the_block_is_scanned() -> None:
     """A line not indented as content ends the block scalar: it is kept in the scan, so its flow is seen."""
     text = "- |-\n  a\n- [b: c]\n"
-    assert fastload.load_plain(text, scan="- " + verify._blanked(text[2:], "  ")) is None
+    assert fastload.load_plain(text, scan="- " + verify.blanked(text[2:], "  ")) is None
 
 
 @pytest.mark.parametrize("token", ["yes", "&a", "0x1", "1_0", ".NaN", "!t"])

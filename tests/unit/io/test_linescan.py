@@ -12,7 +12,7 @@ import pytest
 
 from krm_fn.io.linescan import END, FLOW_MAP, MAP, OTHER, SCALAR, SEQ, STREAM_END, Unsure, scan, scannable
 from krm_fn.io.loader import key_text, scalar_value
-from krm_fn.io.locate import _libyaml_events, locate, plan
+from krm_fn.io.locate import libyaml_events, locate, plan
 from tests.builders import REPO
 from tests.randomised import SEED, count
 
@@ -21,7 +21,7 @@ def _libyaml(text: str) -> list[tuple[Any, ...]] | None:
     """libyaml's events as the walk reads them (None: libyaml refuses the text); a scalar that comes first in a
     mapping's pair carries its key text, as the walk reads it."""
     try:
-        raw = [e for e in _libyaml_events(text) if e[0] != OTHER]
+        raw = [e for e in libyaml_events(text) if e[0] != OTHER]
     except Exception:
         return None
     out: list[tuple[Any, ...]] = []
@@ -274,7 +274,7 @@ def test_the_examples_directory_exists() -> None:
 def _lockstep(rng: random.Random, text: str) -> bool:
     """Walk the scan and libyaml side by side, skipping collections at random: the same events where both give
     one (the scan may give up first). Whether the scan read the text to its end."""
-    fast, slow = scan(text), _libyaml_events(text)
+    fast, slow = scan(text), libyaml_events(text)
     skip = False
     while True:
         try:

@@ -79,4 +79,4 @@ def test_a_text_in_the_line_subset_is_one_the_copy_trusts(text: str, extra: str)
     assert in_subset == (extra in ("", "*"))
     if in_subset:
         assert not subset.hazard(text, 0, len(text))
-        assert not fastload._bad_text(text)
+        assert not fastload.bad_text(text)
