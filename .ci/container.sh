@@ -2,6 +2,7 @@
 # Build the kubevirt-krm container image and run tests/test_container.py against it (issue 6 part 5, issue 8).
 #
 #   .ci/container.sh                       # from anywhere; works on a dev machine with podman or Docker
+#   .ci/container.sh --build-only          # build the image, leave tests/test_container.py to the caller
 #
 # Environment (all optional):
 #   KUBEVIRT_KRM_ENGINE=podman|docker      default: podman if installed, else a working docker, else (root + apt)
@@ -24,6 +25,7 @@ BASE=${KUBEVIRT_KRM_BASE:-}
 DEFAULT_BASE=$(sed -n 's/^ARG BASE=//p' Containerfile | head -n1)
 WORK=${KUBEVIRT_KRM_CI_WORK:-${TMPDIR:-/tmp}/kubevirt-krm-ci}
 PYTHON=${PYTHON:-python3}
+BUILD_ONLY=; [ "${1:-}" = --build-only ] && BUILD_ONLY=1
 t0=$(date +%s)
 
 say() { printf '[container.sh %3ds] %s\n' "$(( $(date +%s) - t0 ))" "$*" >&2; }
@@ -151,6 +153,13 @@ size=$("$ENGINE" image inspect --format '{{.Size}}' "$IMAGE")
 say "image $IMAGE: $(( size / 1000000 )) MB (user $("$ENGINE" image inspect --format '{{.Config.User}}' "$IMAGE"))"
 
 # --- 5. test -----------------------------------------------------------------------------------------------
+if [ -n "$BUILD_ONLY" ]; then
+  # the engine settings the tests need: .ci/run sources this file
+  { echo "export KUBEVIRT_KRM_IMAGE='$IMAGE' KUBEVIRT_KRM_ENGINE='$ENGINE'"
+    [ -n "${CONTAINERS_CONF:-}" ] && echo "export CONTAINERS_CONF='$CONTAINERS_CONF'"; } >"$WORK/engine.env"
+  say "image built in $(( $(date +%s) - t0 )) s; settings in $WORK/engine.env"
+  exit 0
+fi
 "$PYTHON" -c 'import pytest' 2>/dev/null || die "$PYTHON has no pytest: pip install -e '.[test]' (or set PYTHON)"
 run env KUBEVIRT_KRM_CONTAINER_TESTS=1 KUBEVIRT_KRM_IMAGE="$IMAGE" KUBEVIRT_KRM_ENGINE="$ENGINE" \
   "$PYTHON" -m pytest -q -p no:cacheprovider tests/test_container.py

@@ -8,6 +8,7 @@ import sys
 import pytest
 from tests.builders import REPO
 
+pytestmark = pytest.mark.typing
 
 
 def test_mypy_strict() -> None:
