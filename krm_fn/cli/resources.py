@@ -7,7 +7,7 @@ from pathlib import Path
 
 
 def workers(input_size: int) -> int:
-    """Processes that may render and write the output (krm_fn/process.py Halves, krm_fn/io/split.py): two when
+    """Processes that may render and write the output (``krm_fn.workers.Halves``): two when
     this process may use two CPUs, unless ``$KUBEVIRT_KRM_WORKERS`` says otherwise or a cgroup memory limit is
     too small for two processes each holding the whole input (a container's OOM killer could pick either)."""
     setting = os.environ.get("KUBEVIRT_KRM_WORKERS", "")

@@ -1,4 +1,4 @@
-"""Rendering on two processes (``krm_fn.process.Halves``) gives the bytes and results of one process."""
+"""Rendering on two processes (``krm_fn.workers.Halves``) gives the bytes and results of one process."""
 
 from __future__ import annotations
 

@@ -147,3 +147,35 @@ def test_no_module_imports_itself_through_others() -> None:
     graph = {name: (_module_imports(p) & modules.keys()) - {name} for name, p in modules.items()}
     assert _cycle(graph) == []
     assert _cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
+
+
+# the one pair drawn in the house that uses each other: kube/ words its messages with errors.py
+_SIDE_BY_SIDE = {("kube", "errors.py")}
+
+
+def _house() -> list[str]:
+    """The parts of krm_fn as docs/architecture.md's house lists them, from the edge down."""
+    text = (REPO / "docs" / "architecture.md").read_text(encoding="utf-8")
+    block = text.split("## Layers", 1)[1].split("```", 2)[1]
+    return [line.split()[0].rstrip("/") for line in block.strip("\n").splitlines() if line.strip()]
+
+
+def test_the_house_of_the_architecture_matches_the_imports() -> None:
+    """Every part is drawn once, and each imports only the parts drawn below it."""
+    house = _house()
+    assert sorted(house) == sorted(p.removesuffix("/") for p in ALLOWED if p not in ("__main__.py", "__init__.py"))
+    below = {part: set(house[i + 1:]) for i, part in enumerate(house)}
+    above = {f"{part} imports {name}" for part in house
+             for name in _imported_by_part(part) - {part.removesuffix(".py")}
+             if _part_named(name) not in below[part] and (part, _part_named(name)) not in _SIDE_BY_SIDE}
+    assert not above, sorted(above)
+
+
+def _imported_by_part(part: str) -> set[str]:
+    root = PACKAGE / part
+    return set().union(*(_imported(m) for m in ([root] if root.suffix == ".py" else root.rglob("*.py"))))
+
+
+def _part_named(name: str) -> str:
+    """The house's name of a part of krm_fn (``kube`` -> ``kube``, ``process`` -> ``process.py``)."""
+    return name if (PACKAGE / name).is_dir() else f"{name}.py"

@@ -1,7 +1,7 @@
 """Catalog files are read only from inside the package root, symlinks resolved, whatever the package-path
 annotation says (krm_fn.kube.package_root, krm_fn.catalog.load.resolve_path).
 
-The root is decided at the edge (cli.py): the cwd in KRM mode (kustomize runs a KRM function in the
+The root is decided at the edge (krm_fn/cli): the cwd in KRM mode (kustomize runs a KRM function in the
 kustomization directory), ``$KUSTOMIZE_PLUGIN_CONFIG_ROOT`` for the kustomize legacy plugin, the config file's
 directory in standalone mode. kpt runs exec functions in its own cwd and names the package with an absolute
 ``internal.config.kubernetes.io/package-path``: in KRM mode only, an absolute path to a directory holding a

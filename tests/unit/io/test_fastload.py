@@ -16,6 +16,7 @@ so a lane that quietly always steps aside fails.
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 import subprocess
@@ -343,7 +344,9 @@ def _scalar_forms() -> Iterator[tuple[str, bool]]:
         yield scalar, False
 
 
-def _scalar_docs() -> list[str]:
+@functools.cache
+def scalar_docs() -> list[str]:
+    """Every scalar form in every slot, each document one the loader reads (made on first use, not at import)."""
     docs = []
     for scalar, block_only in _scalar_forms():
         for template, parent in SLOTS + ([] if block_only else FLOW_SLOTS):
@@ -354,17 +357,15 @@ def _scalar_docs() -> list[str]:
     return docs
 
 
-SCALAR_DOCS = _scalar_docs()
-
-
 def test_scalar_forms_in_every_position_read_as_the_loader_reads_them(monkeypatch: pytest.MonkeyPatch) -> None:
-    assert len(SCALAR_DOCS) > 5000
+    docs = scalar_docs()
+    assert len(docs) > 5000
     count = Count(monkeypatch, ENTRIES)
     # each form before an ordinary entry, and before an entry whose first key needs the loader ("n")
     for follower in ("v: 1", "n: 1"):
         count.exact = 0
-        assert agree_entries(resource_list([d for doc in SCALAR_DOCS for d in (doc, follower)]))
-        assert count.exact < len(SCALAR_DOCS) * (1.5 if follower == "n: 1" else 0.5)  # most: the lane's own work
+        assert agree_entries(resource_list([d for doc in docs for d in (doc, follower)]))
+        assert count.exact < len(docs) * (1.5 if follower == "n: 1" else 0.5)  # most: the lane's own work
 
 
 @pytest.mark.parametrize("tail", ["", TAIL], ids=["end of input", "before functionConfig"])
@@ -385,7 +386,7 @@ def test_scalar_forms_in_the_last_entry_read_as_the_loader_reads_them(tail: str,
 
 
 def test_scalar_forms_in_every_position_standing_alone() -> None:
-    applied = [agree_plain(doc + "\n") for doc in SCALAR_DOCS]
+    applied = [agree_plain(doc + "\n") for doc in scalar_docs()]
     assert sum(applied) > len(applied) // 3
 
 
@@ -494,7 +495,7 @@ def test_string_styles_standing_alone() -> None:
 
 def test_the_one_pattern_scan_finds_what_the_per_place_scans_find() -> None:
     one, per_place = fastload.risk_pattern(subset.TOKENS), fastload.risk_patterns(subset.TOKENS)
-    texts = [PLACES[place].format(t=t) for place in PLACES for t in tokens()] + SCALAR_DOCS + STRINGS
+    texts = [PLACES[place].format(t=t) for place in PLACES for t in tokens()] + scalar_docs() + STRINGS
     found = [bool(one.search(text)) for text in texts]
     assert found == [any(p.search(text) for p in per_place) for text in texts]
     assert 0 < sum(found) < len(found)
