@@ -1,0 +1,96 @@
+"""The whole-VM corpus (``shared/conformance-vms``) through the renderer, for every release it answers.
+
+Each case is a cluster: objects, at most one ``KubeVirt`` CR, and VirtualMachines.
+KubeVirt's own code decided each VM at four stages: the VM mutating and validating webhooks, the VMI, the pod.
+The renderer runs each case in validate mode with ``kubevirtVersion`` set to the case's release.
+
+Two things are checked for every VM of every case:
+
+* A VM that KubeVirt lets through every stage gets no error result from us.
+* A VM we refuse is one KubeVirt refuses too, and our error results hold each of KubeVirt's causes.
+
+Whether we refuse every VM that KubeVirt refuses is what issue 36 builds, rule family by rule family.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from krm_fn.kubevirt_versions import RELEASES, KubevirtVersion
+from krm_fn.process import Options, process
+from tests.builders import renderer, require_shared, resource_list, shared_dir
+
+CORPUS = shared_dir() / "conformance-vms"
+# the releases the corpus answers, and the release line each is a tag of
+VERSIONS: dict[str, KubevirtVersion] = {RELEASES[v].tag: v for v in ("v1.9", "v1.8", "v1.7", "v1.6", "v1.5")}
+MAIN = "v1.9.0"
+CASES = sorted((CORPUS / "cases").iterdir()) if (CORPUS / "cases").is_dir() else []
+
+
+def _expected(tag: str, case: Path) -> Path:
+    return case / "expected.yaml" if tag == MAIN else CORPUS / "releases" / tag / "cases" / case.name / "expected.yaml"
+
+
+PARAMS = [pytest.param(tag, case, id=f"{tag}-{case.name}") for tag in VERSIONS for case in CASES
+          if _expected(tag, case).is_file()]
+
+
+def test_the_corpus_is_present() -> None:
+    """Every release answers every case but those its code panics on (listed in its index)."""
+    require_shared("conformance-vms/cases")
+    assert CASES, f"{CORPUS} holds no case"
+    for tag in VERSIONS:
+        if tag == MAIN:
+            continue
+        index = yaml.safe_load((CORPUS / "releases" / tag / "index.yaml").read_text(encoding="utf-8"))
+        dropped = {d["case"] for d in index.get("droppedBecauseUpstreamPanics") or []}
+        answered = {c.name for c in CASES if _expected(tag, c).is_file()}
+        assert answered | dropped == {c.name for c in CASES}, tag
+
+
+def refusal(answer: dict[str, Any]) -> list[str]:
+    """The messages KubeVirt refused a VM with, from the first stage that refused it; [] when none did."""
+    for stage in ("vmMutate", "vmAdmit"):
+        webhook = answer.get(stage)
+        if webhook is not None and not webhook["allowed"]:
+            return [c["message"] for c in webhook["causes"]] or [webhook["message"]]
+    vmi = answer.get("vmi") or {}
+    if vmi.get("controllerError"):
+        return [vmi["controllerError"]]
+    if vmi.get("admit") and not vmi["admit"]["allowed"]:
+        return [c["message"] for c in vmi["admit"]["causes"]] or [vmi["admit"]["message"]]
+    pod = answer.get("pod") or {}
+    return [pod["error"]] if pod.get("error") else []
+
+
+def errors_by_vm(tag: str, case: Path) -> dict[tuple[str, str], list[str]]:
+    """Our error results of a case's run, by the VM (namespace, name) they are about."""
+    docs = [d for d in yaml.safe_load_all((case / "input.yaml").read_text(encoding="utf-8")) if d]
+    config = renderer("validate", catalog={"builtin": "none"}, kubevirtVersion=VERSIONS[tag])
+    out = process(resource_list(docs, config), Options())
+    found: dict[tuple[str, str], list[str]] = {}
+    for result in out.results:
+        ref = result.resource_ref
+        if result.severity == "error" and ref is not None and ref.kind == "VirtualMachine":
+            found.setdefault((ref.namespace or "default", ref.name), []).append(result.message)
+    return found
+
+
+@pytest.mark.parametrize(("tag", "case"), PARAMS)
+def test_we_refuse_only_what_kubevirt_refuses_and_in_its_words(tag: str, case: Path) -> None:
+    ours = errors_by_vm(tag, case)
+    expected = yaml.safe_load(_expected(tag, case).read_text(encoding="utf-8"))
+    for answer in expected:
+        key = (answer["namespace"], answer["vm"])
+        theirs = refusal(answer)
+        if key not in ours:
+            continue
+        assert theirs, f"{key}: KubeVirt admits and starts this VM, we refuse it: {ours[key]}"
+        said = "\n".join(ours[key])
+        missing = [m for m in theirs if m not in said]
+        assert not missing, f"{key}: KubeVirt's causes {missing} are not in our results {json.dumps(ours[key])}"
