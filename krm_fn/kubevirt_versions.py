@@ -65,6 +65,8 @@ class Release(NamedTuple):
     launch_security_warning: bool = True
     # inferFromVolume follows VolumeSnapshot sources                                      v1.9+
     infer_snapshot_sources: bool = True
+    # the disk rules check a SATA disk's logical block size and the discard granularity   v1.7+
+    block_size_bus_checked: bool = True
 
 
 # release line -> builtin -> the version its virt-operator embeds and creates cluster-wide (the bundles of the
@@ -83,7 +85,7 @@ _BEFORE_V1_9: Final = dict(panic_device_created=False, video_type=False, launch_
                            launch_security_warning=False, infer_snapshot_sources=False)
 _BEFORE_V1_7: Final = dict(_BEFORE_V1_9, alpha_revisions_decoded=True, matcher_kind_defaulted=True,
                            memory_conflict_whole=True, infer_matcher_message=True, architecture_preference=False,
-                           io_threads=False)
+                           io_threads=False, block_size_bus_checked=False)
 RELEASES: Final[Mapping[str, Release]] = {
     "v1.5": Release(object_version="v1beta1", builtins=DEPLOYED["v1.5"], tag="v1.5.3", **_BEFORE_V1_7,
                     alpha_versions_served=True, missing_reference_refused=True,

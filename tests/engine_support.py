@@ -222,6 +222,10 @@ def compare_vm(entry: dict[str, Any], output_vm: Obj, errors: list[VMError], unc
         if not unchanged:
             problems.append("a rejected VM must be returned unchanged")
         return problems
+    if errors and all(e.stage == "template" for e in errors if not e.follows):
+        # the VM webhook's template rules, which the expand-spec API this corpus records does not run:
+        # tests/test_conformance_vms.py holds the webhook's answer
+        return problems
     if errors:
         problems.append(f"unexpected error: {errors[0].message}")
         return problems
@@ -382,9 +386,10 @@ def check_pinned_round_trip(run: Rendered, version: KubevirtVersion | None = Non
     by_vm = results_by_vm(results)
     pairs = [(i, o) for i, o in zip(without_types, out) if o.get("kind") == "VirtualMachine"]
     problems: list[str] = []
+    refused = results_by_vm(run.results)
     for vm_in, (pinned_vm, vm_out), entry in zip(case.vms, pairs, case.expected):
-        if entry.get("error"):
-            continue
+        if entry.get("error") or any(VMError.of(r).stage == "template" for r in refused.get(vm_key(vm_in), [])):
+            continue  # not pinned: refused by the webhook's template rules in the revisions render
         errors = [VMError.of(r) for r in by_vm.get(vm_key(vm_in), []) if r.severity == "error"]
         found = compare_vm(entry, vm_out, errors, vm_out is pinned_vm)
         problems.extend(f"{entry['vm']}: {p}" for p in found)

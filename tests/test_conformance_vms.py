@@ -8,6 +8,7 @@ Two things are checked for every VM of every case:
 
 * A VM that KubeVirt lets through every stage gets no error result from us.
 * A VM we refuse is one KubeVirt refuses too, and our error results hold each of KubeVirt's causes.
+  Where the VM validating webhook refused it, one of our results is kubectl's whole message.
 
 Whether we refuse every VM that KubeVirt refuses is what issue 36 builds, rule family by rule family.
 """
@@ -94,3 +95,6 @@ def test_we_refuse_only_what_kubevirt_refuses_and_in_its_words(tag: str, case: P
         said = "\n".join(ours[key])
         missing = [m for m in theirs if m not in said]
         assert not missing, f"{key}: KubeVirt's causes {missing} are not in our results {json.dumps(ours[key])}"
+        admit = answer.get("vmAdmit")
+        if answer["vmMutate"]["allowed"] and admit is not None and not admit["allowed"]:
+            assert admit["apiServerMessage"] in ours[key], f"{key}: kubectl would print {admit['apiServerMessage']!r}"

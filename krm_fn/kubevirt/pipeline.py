@@ -6,7 +6,10 @@ through named stages; the first failure ends it (``shared/conformance/README.md`
    ``inferFromVolume``, the preference values it persists;
 3. ``admit``: the validating webhook (:mod:`krm_fn.kubevirt.webhooks.vm.admitter`) on a copy: spread check,
    conflicts, defaults, preference requirements (lookup failures are ignored there);
-4. ``expand``: :func:`krm_fn.kubevirt.expand.expand` on the mutated VM, whose result is what a Go round trip
+4. ``template``: the same webhook's rules on the template, with the specs applied
+   (:mod:`krm_fn.kubevirt.webhooks.vmi.create`; the expand-spec API does not run them, so
+   ``shared/conformance`` does not record them, ``shared/conformance-vms`` does);
+5. ``expand``: :func:`krm_fn.kubevirt.expand.expand` on the mutated VM, whose result is what a Go round trip
    writes (:func:`krm_fn.kubevirt.schema.roundtrip.encode_shared`, only when the expanded VM is read:
    :attr:`VmStages.expanded`).
 
@@ -19,7 +22,7 @@ from __future__ import annotations
 from typing import Final
 
 from krm_fn.index import Index
-from krm_fn.kube.paths import Obj
+from krm_fn.kube.paths import Obj, get2
 from krm_fn.kubevirt.caches import Caches
 from krm_fn.kubevirt.cluster import ClusterConfig
 from krm_fn.kubevirt.defaults import NETWORKS_FIELD
@@ -37,6 +40,7 @@ from krm_fn.kubevirt.webhooks.vm.admitter import (
     lookup_rejection,
     requirements_rejection,
     spread_rejection,
+    template_rejection,
 )
 from krm_fn.kubevirt.webhooks.vm.mutator import default_matcher_kinds, mutate, persist_preferences
 from krm_fn.kubevirt_versions import LATEST, Release
@@ -109,8 +113,9 @@ def vm_stages(vm: Obj, index: Index, cluster: ClusterConfig, caches: Caches | No
         caches = Caches()
     if found is None:
         found = find_matches(vm, index, caches, tag=tag)
-    if not found:  # no matchers
-        return VmStages(found)
+    if not found:  # no matchers: the template rules alone
+        rejection = template_rejection(template_spec(vm), release)
+        return VmStages(found, rejection=rejection) if rejection else VmStages(found)
     inferred = mutate(vm, index, release)
     if isinstance(inferred, Rejection):
         return VmStages(found, rejection=inferred)
@@ -118,6 +123,9 @@ def vm_stages(vm: Obj, index: Index, cluster: ClusterConfig, caches: Caches | No
         found = find_matches(inferred, index, caches, found, vm, tag)
     if not found:
         # inference with the Ignore policy cleared the matchers: KubeVirt persists that VM as is
+        rejection = template_rejection(template_spec(inferred), release)
+        if rejection:
+            return VmStages(found, rejection=rejection, mutated=inferred, inferred=inferred)
         return VmStages(found, pending=inferred, mutated=inferred, inferred=inferred, tag=tag)
     # the webhook's changes (architecture, machine type, storage class) leave the matchers, status refs
     # and namespace alone: the lookups on ``inferred`` hold for ``mutated``
@@ -161,6 +169,22 @@ def admit_and_expand(vm: Obj, it: Lookup, pref: Lookup, cluster: ClusterConfig,
         if isinstance(expanded, list):
             return conflicts_rejection(expanded)
         if isinstance(expanded, dict):
-            return requirements_rejection(it_spec, pref_spec, expanded["spec"]["template"]["spec"], release) or expanded
+            applied = expanded["spec"]["template"]["spec"]
+            return requirements_rejection(it_spec, pref_spec, applied, release) \
+                or template_rejection(applied, release, _disk_count(vm)) or expanded
         failed = Rejection("expand", expanded.message, NETWORKS_FIELD)
-    return admit(vm, it_spec, pref_spec, cluster, release) or failed
+    return admit(vm, it_spec, pref_spec, cluster, release) or template_rejection(template_spec(vm), release) \
+        or failed
+
+
+def template_spec(vm: Obj) -> Obj:
+    """The VM's template spec as written (``{}`` when it has none)."""
+    spec = get2(vm, "spec", "template")
+    inner = spec.get("spec") if isinstance(spec, dict) else None
+    return inner if isinstance(inner, dict) else {}
+
+
+def _disk_count(vm: Obj) -> int:
+    """How many disks the VM's template lists itself."""
+    devices = get2(template_spec(vm).get("domain"), "devices", "disks")
+    return len(devices) if isinstance(devices, list) else 0

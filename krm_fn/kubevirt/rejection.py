@@ -1,5 +1,5 @@
 """A VM KubeVirt refuses, as data: the stage that refused it and KubeVirt's exact words. :data:`Stage` names every
-stage of the package: a VM's (``schema`` → ``mutate`` → ``admit`` → ``expand``, :mod:`krm_fn.kubevirt.pipeline`)
+stage of the package: a VM's (``schema`` → ``mutate`` → ``admit`` → ``template`` → ``expand``, :mod:`krm_fn.kubevirt.pipeline`)
 and an instancetype/preference object's (``version`` → ``decode`` → ``validate`` → ``webhook``,
 :mod:`krm_fn.kubevirt.webhooks.admission`)."""
 
@@ -8,12 +8,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final, Literal
 
-Stage = Literal["schema", "mutate", "admit", "expand", "version", "decode", "validate", "webhook"]
+Stage = Literal["schema", "mutate", "admit", "template", "expand", "version", "decode", "validate", "webhook"]
 
 STAGE_PREFIX: Final[dict[str, str]] = {
     "schema": "Object is not a valid VirtualMachine: ",
     "mutate": 'admission webhook "virtualmachines-mutator.kubevirt.io" denied the request: ',
     "admit": 'admission webhook "virtualmachine-validator.kubevirt.io" denied the request: ',
+    # the same webhook's rules on the template (the VMI spec), which the expand-spec API does not run
+    "template": 'admission webhook "virtualmachine-validator.kubevirt.io" denied the request: ',
     "expand": "unable to expand VirtualMachine: ",
 }
 

@@ -76,7 +76,7 @@ def reference_results(vm: Obj, rejection: Rejection, index: Index, report_on: Ob
                       hints: HintCache) -> list[Result]:
     """For a VM refused at ``admit`` or ``expand``: an ``error`` per failing lookup, with a hint for an object
     that is not found; the lookup KubeVirt's message names only when there is a hint to add."""
-    if rejection.stage not in ("admit", "expand"):
+    if rejection.stage not in ("admit", "template", "expand"):
         return []
     out: list[Result] = []
     for family in FAMILIES:

@@ -44,6 +44,8 @@ SWITCHES: dict[str, set[str]] = {
     "launch_security_pref": {"v1.9", "v1.10"},
     "launch_security_warning": {"v1.9", "v1.10"},
     "infer_snapshot_sources": {"v1.9", "v1.10"},
+    # shared/conformance-vms case 170 (each release's answer)
+    "block_size_bus_checked": {"v1.7", "v1.8", "v1.9", "v1.10"},
 }
 
 

@@ -1,0 +1,1 @@
+"""The VMI webhooks' rules the VM validating webhook applies to a VM's template (``validating-webhook/admitters``)."""
