@@ -67,6 +67,8 @@ class Release(NamedTuple):
     infer_snapshot_sources: bool = True
     # the disk rules check a SATA disk's logical block size and the discard granularity   v1.7+
     block_size_bus_checked: bool = True
+    # firmware.acpi holds an MSDM table besides SLIC, and one of them must be named      v1.6+
+    acpi_msdm: bool = True
 
 
 # release line -> builtin -> the version its virt-operator embeds and creates cluster-wide (the bundles of the
@@ -89,7 +91,7 @@ _BEFORE_V1_7: Final = dict(_BEFORE_V1_9, alpha_revisions_decoded=True, matcher_k
 RELEASES: Final[Mapping[str, Release]] = {
     "v1.5": Release(object_version="v1beta1", builtins=DEPLOYED["v1.5"], tag="v1.5.3", **_BEFORE_V1_7,
                     alpha_versions_served=True, missing_reference_refused=True,
-                    expand_memory_request=True, panic_device_model=False),
+                    expand_memory_request=True, panic_device_model=False, acpi_msdm=False),
     "v1.6": Release(object_version="v1beta1", builtins=DEPLOYED["v1.6"], tag="v1.6.6", **_BEFORE_V1_7),
     "v1.7": Release(object_version="v1beta1", builtins=DEPLOYED["v1.7"], tag="v1.7.4", **_BEFORE_V1_9),
     "v1.8": Release(object_version="v1beta1", builtins=DEPLOYED["v1.8"], tag="v1.8.4", **_BEFORE_V1_9),

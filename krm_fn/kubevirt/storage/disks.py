@@ -195,3 +195,34 @@ _RULES: Final[tuple[Callable[[str, int, Disk], list[Cause]], ...]] = (
     _device_target, _pci_address, _boot_order, _bus_support, _reservation_bus, _serial, _cache_io_error_policy,
     _name_as_container_name,
 )
+
+
+def validate_container_disks(field: str, volumes: Sequence[Any]) -> list[Cause]:
+    """``ValidateContainerDisks``: each containerDisk's ``path``, when set (``field``: the volumes' path)."""
+    causes: list[Cause] = []
+    for idx, volume in enumerate(volumes):
+        disk = volume.get("containerDisk") if isinstance(volume, dict) else None
+        if isinstance(disk, dict) and disk.get("path"):
+            causes += path_causes(f"{field}[{idx}].containerDisk", disk["path"])
+    return causes
+
+
+def go_clean(path: str) -> str:
+    """Go's ``filepath.Clean`` of an absolute path: one slash between names, no ``.``, ``..`` resolved."""
+    parts: list[str] = []
+    for name in path.split("/"):
+        if name == "..":
+            if parts:
+                parts.pop()
+        elif name not in ("", "."):
+            parts.append(name)
+    return "/" + "/".join(parts)
+
+
+def path_causes(field: str, path: str) -> list[Cause]:
+    """``ValidatePath``: ``path`` is absolute, clean, and not the root."""
+    if path == "/":
+        return [Cause(INVALID, field, f"{field} must not point to root")]
+    if go_clean("/" + path) != path.removesuffix("/"):
+        return [Cause(INVALID, field, f"{field} must be an absolute path to a file without relative components")]
+    return []

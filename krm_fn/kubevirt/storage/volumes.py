@@ -77,7 +77,8 @@ def decoded_length(text: str) -> int | None:
 
 def _data(at: str, kind: str, body: dict[str, Any], what: str) -> tuple[int, int, list[Cause]]:
     """(how many sources, the data's length in bytes, the causes) of the user or network data of ``body``."""
-    ref, encoded, plain = body.get(f"{what}SecretRef"), body.get(f"{what}Base64", ""), body.get(what, "")
+    ref = body.get("secretRef" if what == "userData" else "networkDataSecretRef")
+    encoded, plain = body.get(f"{what}Base64", ""), body.get(what, "")
     count, length, causes = 0, 0, []
     if isinstance(ref, dict) and ref.get("name"):
         count += 1

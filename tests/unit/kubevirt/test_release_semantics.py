@@ -46,6 +46,8 @@ SWITCHES: dict[str, set[str]] = {
     "infer_snapshot_sources": {"v1.9", "v1.10"},
     # shared/conformance-vms case 170 (each release's answer)
     "block_size_bus_checked": {"v1.7", "v1.8", "v1.9", "v1.10"},
+    # shared/conformance-vms case 093
+    "acpi_msdm": {"v1.6", "v1.7", "v1.8", "v1.9", "v1.10"},
 }
 
 

@@ -2,17 +2,20 @@
 
 The VM validating webhook runs it on the VM's template spec, once the instancetype and preference are applied.
 :func:`validate_vmi_spec` returns its causes in upstream's order.
-So far it holds the disk and volume rules (:mod:`krm_fn.kubevirt.storage`); issue 36 adds the other families.
+It holds the families listed in :func:`validate_vmi_spec`; issue 36 adds the others.
 """
 
 from __future__ import annotations
 
-from typing import Final
+from typing import Any, Final
 
 from krm_fn.kube.paths import Obj
 from krm_fn.kube.status import Cause
-from krm_fn.kubevirt.storage.disks import validate_disks
+from krm_fn.kubevirt.storage.disks import validate_container_disks, validate_disks
 from krm_fn.kubevirt.storage.volumes import validate_volumes
+from krm_fn.kubevirt.webhooks.vmi.credentials import validate_access_credentials
+from krm_fn.kubevirt.webhooks.vmi.dns import validate_dns, validate_names
+from krm_fn.kubevirt.webhooks.vmi.firmware import validate_acpi, validate_firmware
 from krm_fn.kubevirt_versions import LATEST, Release
 
 TEMPLATE_SPEC: Final = "spec.template.spec"
@@ -22,17 +25,26 @@ MAX_CAUSES: Final = 10  # a refusal carries the first ten causes, and says how m
 def validate_vmi_spec(field: str, spec: Obj, release: Release = LATEST) -> list[Cause]:
     """The causes of a VMI spec at ``field`` (a VM's template spec: ``spec.template.spec``), as ``release`` finds them.
 
-    The families held so far, in upstream's order: the domain's devices (disks), then the volumes."""
-    causes: list[Cause] = []
-    domain = spec.get("domain")
-    devices = domain.get("devices") if isinstance(domain, dict) else None
-    disks = devices.get("disks") if isinstance(devices, dict) else None
+    The families held so far, in upstream's order: names, ACPI, the domain (disks, firmware), the volumes,
+    the containerDisk paths, the access credentials, DNS."""
+    domain = _map(spec.get("domain"))
+    disks = _map(domain.get("devices")).get("disks")
+    volumes = _list(spec.get("volumes"))
+    causes = validate_names(field, spec) + validate_acpi(f"{field}.acpi", spec, release)
     if isinstance(disks, list):
         causes += validate_disks(f"{field}.domain.devices.disks", disks, release)
-    volumes = spec.get("volumes")
-    if isinstance(volumes, list):
-        causes += validate_volumes(f"{field}.volumes", volumes)
-    return causes
+    causes += validate_firmware(f"{field}.domain", domain)
+    causes += validate_volumes(f"{field}.volumes", volumes) + validate_container_disks(field + ".volumes", volumes)
+    causes += validate_access_credentials(f"{field}.accessCredentials", _list(spec.get("accessCredentials")), volumes)
+    return causes + validate_dns(field, spec)
+
+
+def _map(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
 
 
 def refusal_message(causes: list[Cause]) -> str:
