@@ -16,7 +16,7 @@ RENDERER = ("apiVersion: kubevirt-krm.dev/v1alpha1\nkind: VirtualMachineRenderer
             "  annotations:\n    config.kubernetes.io/local-config: \"true\"\nspec:\n  mode: revisions\n"
             "  catalog:\n    builtin: none\n")
 VM = ("apiVersion: kubevirt.io/v1\nkind: VirtualMachine\nmetadata:\n  name: {name}\n  namespace: apps\nspec:\n"
-      "  instancetype:\n    name: u1.small\n    kind: VirtualMachineClusterInstancetype\n  preference:\n"
+      "  runStrategy: Halted\n  instancetype:\n    name: u1.small\n    kind: VirtualMachineClusterInstancetype\n  preference:\n"
       "    name: fedora\n    kind: VirtualMachineClusterPreference\n  template:\n    spec:\n      domain:\n"
       "        devices: {{}}\n")
 
@@ -76,7 +76,7 @@ def test_errors_name_the_file_and_its_line(tmp_path: Path) -> None:
     (app / "vms" / "z.yaml").write_text(VM.format(name="c") + "  extra: [\n")
     proc = run_fn([str(app / "catalog.yaml"), str(app / "vms")])
     assert_clean_failure(proc, f"{app / 'vms' / 'z.yaml'}: malformed YAML")
-    assert "line 18" in proc.stderr.decode()
+    assert "line 19" in proc.stderr.decode()
 
 
 def test_a_generate_name_vm_and_a_bad_document_each_judged_on_their_own(tmp_path: Path) -> None:

@@ -114,7 +114,7 @@ def vm_stages(vm: Obj, index: Index, cluster: ClusterConfig, caches: Caches | No
     if found is None:
         found = find_matches(vm, index, caches, tag=tag)
     if not found:  # no matchers: the template rules alone
-        rejection = template_rejection(template_spec(vm), release)
+        rejection = template_rejection(vm, template_spec(vm), release)
         return VmStages(found, rejection=rejection) if rejection else VmStages(found)
     inferred = mutate(vm, index, release)
     if isinstance(inferred, Rejection):
@@ -123,7 +123,7 @@ def vm_stages(vm: Obj, index: Index, cluster: ClusterConfig, caches: Caches | No
         found = find_matches(inferred, index, caches, found, vm, tag)
     if not found:
         # inference with the Ignore policy cleared the matchers: KubeVirt persists that VM as is
-        rejection = template_rejection(template_spec(inferred), release)
+        rejection = template_rejection(inferred, template_spec(inferred), release)
         if rejection:
             return VmStages(found, rejection=rejection, mutated=inferred, inferred=inferred)
         return VmStages(found, pending=inferred, mutated=inferred, inferred=inferred, tag=tag)
@@ -171,9 +171,9 @@ def admit_and_expand(vm: Obj, it: Lookup, pref: Lookup, cluster: ClusterConfig,
         if isinstance(expanded, dict):
             applied = expanded["spec"]["template"]["spec"]
             return requirements_rejection(it_spec, pref_spec, applied, release) \
-                or template_rejection(applied, release, _disk_count(vm)) or expanded
+                or template_rejection(vm, applied, release, _disk_count(vm)) or expanded
         failed = Rejection("expand", expanded.message, NETWORKS_FIELD)
-    return admit(vm, it_spec, pref_spec, cluster, release) or template_rejection(template_spec(vm), release) \
+    return admit(vm, it_spec, pref_spec, cluster, release) or template_rejection(vm, template_spec(vm), release) \
         or failed
 
 

@@ -30,7 +30,8 @@ GiB = 1 << 30
 
 def vm(spec: Any = None, **metadata: Any) -> dict[str, Any]:
     md = {"name": "vm", "namespace": "ns", **metadata}
-    body = spec if spec is not None else {"instancetype": {"name": "u1.medium"}, "template": {"spec": DOMAIN}}
+    body = spec if spec is not None else {"runStrategy": "Halted", "instancetype": {"name": "u1.medium"},
+                                          "template": {"spec": DOMAIN}}
     return {"apiVersion": "kubevirt.io/v1", "kind": "VirtualMachine", "metadata": md, "spec": body}
 
 
@@ -461,7 +462,7 @@ def test_catalog_path_in_krm_mode_is_resolved_inside_the_working_directory(tmp_p
 def _pin(vm_name: str, it_name: str, scope: str) -> tuple[int, list[dict[str, Any]], str]:
     it = {"apiVersion": "instancetype.kubevirt.io/v1beta1", "kind": "VirtualMachineClusterInstancetype",
           "metadata": {"name": it_name}, "spec": {"cpu": {"guest": 1}, "memory": {"guest": "1Gi"}}}
-    spec = {"instancetype": {"name": it_name}, "template": {"spec": DOMAIN}}
+    spec = {"runStrategy": "Halted", "instancetype": {"name": it_name}, "template": {"spec": DOMAIN}}
     proc = run_fn([], resource_list([it, vm(spec, name=vm_name)], renderer("revisions", revisions={"scope": scope})))
     crs = [o for o in parse(proc.stdout)["items"] if o["kind"] == "ControllerRevision"]
     return proc.returncode, crs, proc.stderr.decode()

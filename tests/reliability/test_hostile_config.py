@@ -245,7 +245,8 @@ def test_a_value_accepted_in_the_walk_is_used_as_given(main: Callable[..., Run])
     """The walk's accepted values are real settings, not ignored ones: a negative sync wave from a ConfigMap
     (kpt fn eval -- revisions.syncWave=-5) lands on the revisions."""
     vm = {"apiVersion": "kubevirt.io/v1", "kind": "VirtualMachine", "metadata": {"name": "vm", "namespace": "ns"},
-          "spec": {"instancetype": {"name": "u1.medium"}, "template": {"spec": {"domain": {"devices": {}}}}}}
+          "spec": {"runStrategy": "Halted", "instancetype": {"name": "u1.medium"},
+                   "template": {"spec": {"domain": {"devices": {}}}}}}
     run = main(resource_list(config("VirtualMachineRenderer", "revisions.syncWave", "-5", "configmap"), [vm]))
     check(run, 0, "syncWave -5")
     assert b'argocd.argoproj.io/sync-wave: "-5"' in run.stdout

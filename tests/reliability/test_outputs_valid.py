@@ -101,7 +101,8 @@ def test_conformance_outputs_are_valid(path: Path, older: str) -> None:
 
 # --- spec.validateOutput -----------------------------------------------------------------------------
 VM = {"apiVersion": "kubevirt.io/v1", "kind": "VirtualMachine", "metadata": {"name": "web", "namespace": "prod"},
-      "spec": {"instancetype": {"name": "u1.medium"}, "template": {"spec": {"domain": {"devices": {}}}}}}
+      "spec": {"runStrategy": "Halted", "instancetype": {"name": "u1.medium"},
+               "template": {"spec": {"domain": {"devices": {}}}}}}
 # validateOutput guards against our own defects (valid input always renders to valid output, which the tests
 # above prove), so the defect is injected: revision names the API server would reject.
 BAD_REVISION_NAMES = "import krm_fn.render.revisions as r; r.pinned_name = lambda *args: 'Bad_Name'"

@@ -96,6 +96,7 @@ objects:
     metadata:
       name: ${{NAME}}
     spec:
+      runStrategy: Halted
       instancetype:
         name: u1.small
       template:
@@ -233,7 +234,7 @@ def test_an_openshift_template_checks_each_vm_among_its_objects() -> None:
     # ${{CORES}} is the number 2, which conflicts with the instancetype's CPUs, as for a VM that says cores: 2
     out = run({"t.yaml": text}, "revisions", "  templateParameters: [NAME=rhel-a]\n")
     plain = ("apiVersion: kubevirt.io/v1\nkind: VirtualMachine\nmetadata:\n  name: rhel-a\n  namespace: apps\n"
-             "spec:\n  instancetype:\n    name: u1.small\n  template:\n    metadata:\n      annotations:\n"
+             "spec:\n  runStrategy: Halted\n  instancetype:\n    name: u1.small\n  template:\n    metadata:\n      annotations:\n"
              "        undeclared: ${NOT_A_PARAMETER}\n    spec:\n      domain:\n        cpu:\n          cores: 2\n"
              "        devices: {}\n")
     as_vm = run({"vms.yaml": plain}, "revisions")

@@ -112,7 +112,8 @@ def test_ignore_policy_clearing_the_matchers_persists_the_vm_as_is() -> None:
 
 def test_preference_values_the_webhook_persists() -> None:
     dvt = [{"metadata": {"name": "dv"}, "spec": {"storage": {"resources": {"requests": {"storage": "1Gi"}}}}}]
-    vm = make_vm(preference={"name": "pref"}, dataVolumeTemplates=dvt)
+    template = {"domain": {"devices": {}}, "volumes": [{"name": "dv", "dataVolume": {"name": "dv"}}]}
+    vm = make_vm(template, preference={"name": "pref"}, dataVolumeTemplates=dvt)
     pref = preference(preferredArchitecture="arm64", volumes={"preferredStorageClassName": "fast"})
     out, _ = _render([vm, pref])
     spec = out[0]["spec"]

@@ -29,7 +29,7 @@ def cm(name: str, extra: str = "", namespace: str = "") -> str:
 
 def vm(name: str, instancetype: str = "u1.small") -> str:
     return (f"apiVersion: kubevirt.io/v1\nkind: VirtualMachine\nmetadata:\n  name: {name}\n  namespace: apps\n"
-            f"spec:\n  instancetype:\n    name: {instancetype}\n  template:\n    spec:\n      domain:\n"
+            f"spec:\n  runStrategy: Halted\n  instancetype:\n    name: {instancetype}\n  template:\n    spec:\n      domain:\n"
             f"        devices: {{}}\n")
 
 
@@ -122,10 +122,10 @@ def test_results_about_an_object_name_its_file_as_krm_mode_does() -> None:
     krm = process(("apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n" + entry + "functionConfig:\n"
                    + "".join(f"  {line}\n" for line in RENDERER.format(mode="revisions").splitlines())).encode())
     krm_errors = [r for r in krm.results if r.severity == "error"]
-    assert [r.file for r in errors] == [FileRef("vms.yaml", 1, 14)]
+    assert [r.file for r in errors] == [FileRef("vms.yaml", 1, 15)]
     # KRM mode has the file from kpt's annotations, not the line of the document in it
     assert [r.file for r in krm_errors] == [FileRef("vms.yaml", 1)]
-    assert [r.summary() for r in errors] == [r.summary().replace("(vms.yaml)", "(vms.yaml line 14)")
+    assert [r.summary() for r in errors] == [r.summary().replace("(vms.yaml)", "(vms.yaml line 15)")
                                              for r in krm_errors]
 
 
@@ -273,7 +273,7 @@ def test_a_results_file_index_counts_objects_not_empty_documents(fast: bool) -> 
     text = vm("ok") + "---\n# nothing here\n---\n" + vm("bad", "no-such-type")
     out = process_stream(Source("config file cfg.yaml", RENDERER.format(mode="revisions").encode()),
                          [Source("vms.yaml", text.encode())], Options(fast_yaml=fast))
-    assert [r.file for r in out.results if r.severity == "error"] == [FileRef("vms.yaml", 1, 16)]
+    assert [r.file for r in out.results if r.severity == "error"] == [FileRef("vms.yaml", 1, 17)]
 
 
 def test_items_of_a_list_name_the_lists_file_and_line() -> None:

@@ -3,8 +3,7 @@
 
 :func:`validate_volumes` returns the causes volume by volume, then the counts over all volumes, in upstream's order.
 The two feature-gated rules (``DownwardMetrics`` and ``HostDisk`` volumes) wait for the cluster's feature gates:
-until then those volumes are not refused for their gate. A dataVolume's empty name waits for the
-dataVolumeTemplates' rules (see :func:`_sources`).
+until then those volumes are not refused for their gate.
 """
 
 from __future__ import annotations
@@ -15,7 +14,7 @@ from collections.abc import Sequence
 from typing import Any, Final
 
 from krm_fn.kube.quantity_json import parsed
-from krm_fn.kube.status import INVALID, NOT_FOUND, Cause
+from krm_fn.kube.status import INVALID, NOT_FOUND, REQUIRED, Cause
 
 # every volume source; exactly one must be set
 SOURCES: Final = ("persistentVolumeClaim", "sysprep", "cloudInitNoCloud", "cloudInitConfigDrive", "containerDisk",
@@ -60,11 +59,13 @@ def validate_volumes(field: str, volumes: Sequence[Any]) -> list[Cause]:
 
 
 def _sources(at: str, volume: dict[str, Any]) -> list[Cause]:
-    # upstream checks a dataVolume's empty name here too; before v1.9 the dataVolumeTemplates' rules run first
-    # and stop the webhook, so that rule waits for them (issue 36)
+    causes = []
+    data_volume = volume.get("dataVolume")
+    if isinstance(data_volume, dict) and not data_volume.get("name"):
+        causes.append(Cause(REQUIRED, f"{at}.name", "DataVolume 'name' must be set"))
     if sum(volume.get(s) is not None for s in SOURCES) != 1:
-        return [Cause(INVALID, at, f"{at} must have exactly one source type set")]
-    return []
+        causes.append(Cause(INVALID, at, f"{at} must have exactly one source type set"))
+    return causes
 
 
 def decoded_length(text: str) -> int | None:

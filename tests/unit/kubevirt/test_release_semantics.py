@@ -48,6 +48,8 @@ SWITCHES: dict[str, set[str]] = {
     "block_size_bus_checked": {"v1.7", "v1.8", "v1.9", "v1.10"},
     # shared/conformance-vms case 093
     "acpi_msdm": {"v1.6", "v1.7", "v1.8", "v1.9", "v1.10"},
+    # shared/conformance-vms case 011
+    "wait_as_receiver": {"v1.6", "v1.7", "v1.8", "v1.9", "v1.10"},
 }
 
 

@@ -19,7 +19,8 @@ from krm_fn.kubevirt.preference.requirements import check_requirements
 from krm_fn.kubevirt.preference.validation import SPREAD_FIELD, check_spread
 from krm_fn.kubevirt.rejection import Rejection
 from krm_fn.kubevirt.vmcopy import template_copy
-from krm_fn.kubevirt.webhooks.vmi.create import TEMPLATE_SPEC, refusal_message, validate_vmi_spec
+from krm_fn.kubevirt.webhooks.vm.spec import validate_vm_spec
+from krm_fn.kubevirt.webhooks.vmi.create import refusal_message
 from krm_fn.kubevirt_versions import LATEST, Release
 
 
@@ -69,13 +70,15 @@ def requirements_rejection(it: Obj | None, pref: Obj | None, vmi: Obj, release: 
     return Rejection("admit", failure.message, failure.field) if failure else None
 
 
-def template_rejection(spec: Obj, release: Release = LATEST, disks: int | None = None) -> Rejection | None:
-    """The template rules on a VMI spec: the VM's own, or a copy with the specs applied and the defaults set.
+def template_rejection(vm: Obj, spec: Obj, release: Release = LATEST, disks: int | None = None) -> Rejection | None:
+    """The webhook's rules on ``vm``'s spec, its template spec being ``spec``: the VM's own, or a copy with the specs
+    applied and the defaults set.
 
     ``disks``: how many of the copy's disks are the VM's own (expand adds the default disks after them)."""
     if disks is not None:
         devices = get2(spec, "domain", "devices")
         if isinstance(devices, dict) and isinstance(devices.get("disks"), list) and len(devices["disks"]) > disks:
             spec = {**spec, "domain": {**spec["domain"], "devices": {**devices, "disks": devices["disks"][:disks]}}}
-    causes = validate_vmi_spec(TEMPLATE_SPEC, spec, release)
+    vm_spec = vm.get("spec")
+    causes = validate_vm_spec(vm_spec if isinstance(vm_spec, dict) else {}, spec, release)
     return Rejection("template", refusal_message(causes), causes[0].field) if causes else None
