@@ -20,6 +20,7 @@ from krm_fn.kube.status import INVALID, NOT_FOUND, REQUIRED, Cause
 SOURCES: Final = ("persistentVolumeClaim", "sysprep", "cloudInitNoCloud", "cloudInitConfigDrive", "containerDisk",
                   "ephemeral", "emptyDisk", "hostDisk", "dataVolume", "configMap", "secret", "downwardAPI",
                   "serviceAccount", "downwardMetrics", "memoryDump", "containerPath")
+SOURCE_SET: Final = frozenset(SOURCES)
 CLOUD_INIT: Final = ("cloudInitNoCloud", "cloudInitConfigDrive")
 CLOUD_INIT_MAX: Final = 2048  # bytes of user data, and of network data
 HOST_DISK_TYPES: Final = ("Disk", "DiskOrCreate")
@@ -33,16 +34,21 @@ def validate_volumes(field: str, volumes: Sequence[Any]) -> list[Cause]:
     """Every volume's causes, then the counts'; ``field`` is the volumes' path (``spec.template.spec.volumes``)."""
     causes: list[Cause] = []
     first: dict[Any, int] = {}
+    counts = dict.fromkeys((source for source, _ in _ONE_OF), 0)
     for idx, volume in enumerate(volumes):
         if not isinstance(volume, dict):
             continue
+        sources = [k for k in volume if k in SOURCE_SET and volume[k] is not None]
+        for source in sources:
+            if source in counts:
+                counts[source] += 1
         at = f"{field}[{idx}]"
         name = volume.get("name", "")
         if name in first:
             causes.append(Cause(INVALID, f"{at}.name", f"{at} and {field}[{first[name]}] must not have the same Name."))
         else:
             first[name] = idx
-        causes += _sources(at, volume)
+        causes += _sources(at, volume, len(sources))
         kind = next((k for k in CLOUD_INIT if volume.get(k) is not None), None)
         if kind is not None:
             causes += _cloud_init(f"{at}.{kind}", kind, volume[kind])
@@ -53,17 +59,17 @@ def validate_volumes(field: str, volumes: Sequence[Any]) -> list[Cause]:
             if isinstance(body, dict) and not body.get(key):
                 causes.append(Cause(INVALID, f"{at}.{source}.{key}", f"{at}.{source}.{key} is a required field"))
     for source, words in _ONE_OF:
-        if sum(isinstance(v, dict) and v.get(source) is not None for v in volumes) > 1:
+        if counts[source] > 1:
             causes.append(Cause(INVALID, field, f"{field} must have max one {words} volume set"))
     return causes
 
 
-def _sources(at: str, volume: dict[str, Any]) -> list[Cause]:
+def _sources(at: str, volume: dict[str, Any], sources: int) -> list[Cause]:
     causes = []
     data_volume = volume.get("dataVolume")
     if isinstance(data_volume, dict) and not data_volume.get("name"):
         causes.append(Cause(REQUIRED, f"{at}.name", "DataVolume 'name' must be set"))
-    if sum(volume.get(s) is not None for s in SOURCES) != 1:
+    if sources != 1:
         causes.append(Cause(INVALID, at, f"{at} must have exactly one source type set"))
     return causes
 

@@ -13,7 +13,16 @@ from krm_fn.kube.paths import Obj
 from krm_fn.kube.status import Cause
 from krm_fn.kubevirt.storage.disks import validate_container_disks, validate_disks
 from krm_fn.kubevirt.storage.volumes import validate_volumes
+from krm_fn.kubevirt.webhooks.vmi.bootorder import validate_boot_order
+from krm_fn.kubevirt.webhooks.vmi.cpu import validate_cpu
 from krm_fn.kubevirt.webhooks.vmi.credentials import validate_access_credentials
+from krm_fn.kubevirt.webhooks.vmi.devices import (
+    validate_inputs,
+    validate_io_threads_policy,
+    validate_probes,
+    validate_ramfb,
+    validate_sound,
+)
 from krm_fn.kubevirt.webhooks.vmi.dns import validate_dns, validate_names
 from krm_fn.kubevirt.webhooks.vmi.firmware import validate_acpi, validate_firmware
 from krm_fn.kubevirt_versions import LATEST, Release
@@ -25,18 +34,21 @@ MAX_CAUSES: Final = 10  # a refusal carries the first ten causes, and says how m
 def validate_vmi_spec(field: str, spec: Obj, release: Release = LATEST) -> list[Cause]:
     """The causes of a VMI spec at ``field`` (a VM's template spec: ``spec.template.spec``), as ``release`` finds them.
 
-    The families held so far, in upstream's order: names, ACPI, the domain (disks, firmware), the volumes,
-    the containerDisk paths, the access credentials, DNS."""
+    The families held so far, in upstream's order: names, ACPI, CPU, boot order, devices and probes, the domain
+    (disks, firmware), the volumes, the containerDisk paths, the access credentials, DNS, ramfb and sound."""
     domain = _map(spec.get("domain"))
-    disks = _map(domain.get("devices")).get("disks")
+    devices = _map(domain.get("devices"))
+    disks = devices.get("disks")
     volumes = _list(spec.get("volumes"))
-    causes = validate_names(field, spec) + validate_acpi(f"{field}.acpi", spec, release)
+    causes = validate_names(field, spec) + validate_acpi(f"{field}.acpi", spec, release) + validate_cpu(field, domain)
+    causes += validate_boot_order(field, spec) + validate_inputs(field, devices)
+    causes += validate_io_threads_policy(field, domain) + validate_probes(field, spec)
     if isinstance(disks, list):
         causes += validate_disks(f"{field}.domain.devices.disks", disks, release)
     causes += validate_firmware(f"{field}.domain", domain)
     causes += validate_volumes(f"{field}.volumes", volumes) + validate_container_disks(field + ".volumes", volumes)
     causes += validate_access_credentials(f"{field}.accessCredentials", _list(spec.get("accessCredentials")), volumes)
-    return causes + validate_dns(field, spec)
+    return causes + validate_dns(field, spec) + validate_ramfb(field, devices) + validate_sound(field, devices)
 
 
 def _map(value: Any) -> dict[str, Any]:
