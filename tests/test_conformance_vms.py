@@ -2,7 +2,7 @@
 
 Each case is a cluster: objects, at most one ``KubeVirt`` CR, and VirtualMachines.
 KubeVirt's own code decided each VM at four stages: the VM mutating and validating webhooks, the VMI, the pod.
-The renderer runs each case in validate mode with ``kubevirtVersion`` set to the case's release.
+The renderer runs each case in validate mode with ``kubevirtVersion`` set to the case's release, no catalog.
 
 Two things are checked for every VM of every case:
 
@@ -15,6 +15,8 @@ Whether we refuse every VM that KubeVirt refuses is what issue 36 builds, rule f
 
 from __future__ import annotations
 
+import copy
+import functools
 import json
 from pathlib import Path
 from typing import Any
@@ -22,9 +24,11 @@ from typing import Any
 import pytest
 import yaml
 
+from krm_fn.kube.paths import Obj
 from krm_fn.kubevirt_versions import RELEASES, KubevirtVersion
-from krm_fn.process import Options, process
-from tests.builders import renderer, require_shared, resource_list, shared_dir
+from krm_fn.render.spec import RendererSpec
+from tests.builders import require_shared, shared_dir
+from tests.render_support import render
 
 CORPUS = shared_dir() / "conformance-vms"
 # the releases the corpus answers, and the release line each is a tag of
@@ -69,13 +73,21 @@ def refusal(answer: dict[str, Any]) -> list[str]:
     return [pod["error"]] if pod.get("error") else []
 
 
+@functools.cache
+def _inputs(case: Path) -> tuple[Obj, ...]:
+    """A case's documents, read once for every release."""
+    return tuple(d for d in yaml.safe_load_all((case / "input.yaml").read_text(encoding="utf-8")) if d)
+
+
 def errors_by_vm(tag: str, case: Path) -> dict[tuple[str, str], list[str]]:
-    """Our error results of a case's run, by the VM (namespace, name) they are about."""
-    docs = [d for d in yaml.safe_load_all((case / "input.yaml").read_text(encoding="utf-8")) if d]
-    config = renderer("validate", catalog={"builtin": "none"}, kubevirtVersion=VERSIONS[tag])
-    out = process(resource_list(docs, config), Options())
+    """Our error results of a case's validate render, by the VM (namespace, name) they are about.
+
+    The render goes through the renderer's phases (``tests/render_support.py``) rather than ``process``: validate
+    mode writes no VM, and the bytes are the other tests' concern."""
+    items = copy.deepcopy(list(_inputs(case)))
+    _, results = render(items, RendererSpec(mode="validate", kubevirt_version=VERSIONS[tag]))
     found: dict[tuple[str, str], list[str]] = {}
-    for result in out.results:
+    for result in results:
         ref = result.resource_ref
         if result.severity == "error" and ref is not None and ref.kind == "VirtualMachine":
             found.setdefault((ref.namespace or "default", ref.name), []).append(result.message)
