@@ -54,6 +54,16 @@ def get3(obj: Any, a: str, b: str, c: str) -> Any:
     return None
 
 
+def as_map(value: Any) -> dict[str, Any]:
+    """``value`` when it is a mapping, else an empty one (Go's zero value of a struct)."""
+    return value if isinstance(value, dict) else {}
+
+
+def as_list(value: Any) -> list[Any]:
+    """``value`` when it is a list, else an empty one (Go's nil slice)."""
+    return value if isinstance(value, list) else []
+
+
 def ensure_map(obj: Obj, path: tuple[str, ...]) -> Obj:
     """The dict at ``path``, creating empty dicts for missing (or ``None``) steps.
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from krm_fn.kube.paths import Obj
+from krm_fn.kube.paths import Obj, as_list, as_map
 from krm_fn.kube.status import INVALID, REQUIRED, Cause
 from krm_fn.kubevirt.webhooks.vmi.create import TEMPLATE_SPEC, validate_vmi_spec
 from krm_fn.kubevirt_versions import LATEST, Release
@@ -23,7 +23,7 @@ GATED_RUN_STRATEGY: Final = "WaitAsReceiver"
 def validate_vm_spec(vm_spec: Obj, template_spec: Obj, release: Release = LATEST) -> list[Cause]:
     """The causes of a VM's ``spec``, whose template spec (with the specs applied) is ``template_spec``."""
     return validate_vmi_spec(TEMPLATE_SPEC, template_spec, release) + \
-        _data_volume_templates(_list(vm_spec.get("dataVolumeTemplates")), _list(template_spec.get("volumes"))) + \
+        _data_volume_templates(as_list(vm_spec.get("dataVolumeTemplates")), as_list(template_spec.get("volumes"))) + \
         _run_strategy(vm_spec, release)
 
 
@@ -31,7 +31,7 @@ def _data_volume_templates(templates: list[Any], volumes: list[Any]) -> list[Cau
     """Each dataVolumeTemplate has a name, and a volume (a PVC or a dataVolume of that name) uses it."""
     causes = []
     for idx, template in enumerate(templates):
-        name = _map(_map(template).get("metadata")).get("name", "")
+        name = as_map(as_map(template).get("metadata")).get("name", "")
         at = f"spec.dataVolumeTemplate[{idx}]"  # upstream's path: the singular
         if not name:
             causes.append(Cause(REQUIRED, f"{at}.name",
@@ -43,7 +43,7 @@ def _data_volume_templates(templates: list[Any], volumes: list[Any]) -> list[Cau
 
 
 def _uses(volume: Any, name: str) -> bool:
-    volume = _map(volume)
+    volume = as_map(volume)
     claim, data = volume.get("persistentVolumeClaim"), volume.get("dataVolume")
     return isinstance(claim, dict) and claim.get("claimName", "") == name or \
         isinstance(data, dict) and data.get("name", "") == name
@@ -61,11 +61,3 @@ def _run_strategy(vm_spec: Obj, release: Release) -> list[Cause]:
     if strategy is not None and strategy not in known:
         causes.append(Cause(INVALID, "spec.runStrategy", f"Invalid RunStrategy ({strategy})"))
     return causes
-
-
-def _map(value: Any) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
-
-
-def _list(value: Any) -> list[Any]:
-    return value if isinstance(value, list) else []

@@ -9,18 +9,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from krm_fn.kube.paths import Obj
+from krm_fn.kube.paths import Obj, as_list, as_map
 from krm_fn.kube.status import INVALID, REQUIRED, Cause
 
 
 def validate_boot_order(field: str, spec: Obj) -> list[Cause]:
     """The causes of the disks against the volumes, then of every boot order (``field``: the template spec)."""
-    devices = _map(_map(spec.get("domain")).get("devices"))
-    volumes = {v.get("name"): v for v in _list(spec.get("volumes")) if isinstance(v, dict)}
+    devices = as_map(as_map(spec.get("domain")).get("devices"))
+    volumes = {v.get("name"): v for v in as_list(spec.get("volumes")) if isinstance(v, dict)}
     disks_at = f"{field}.domain.devices.disks"
     causes: list[Cause] = []
     taken: set[Any] = set()
-    for idx, disk in enumerate(_list(devices.get("disks"))):
+    for idx, disk in enumerate(as_list(devices.get("disks"))):
         if not isinstance(disk, dict):
             continue
         at = f"{disks_at}[{idx}]"
@@ -39,8 +39,8 @@ def validate_boot_order(field: str, spec: Obj) -> list[Cause]:
                 causes.append(Cause(INVALID, f"{at}.bootOrder",
                                     f"Boot order for {at}.bootOrder already set for a different device."))
             taken.add(order)
-    for idx, iface in enumerate(_list(devices.get("interfaces"))):
-        order = _map(iface).get("bootOrder")
+    for idx, iface in enumerate(as_list(devices.get("interfaces"))):
+        order = as_map(iface).get("bootOrder")
         if order is None:
             continue
         if order < 1:
@@ -65,11 +65,3 @@ def _downward_metrics(at: str, disk: dict[str, Any]) -> list[Cause]:
         return [Cause(INVALID, f"{at}.disk.bus", f"DownwardMetrics volume must be mapped to virtio bus, but "
                                                  f"{at}.disk.bus is set to {bus}")]
     return []
-
-
-def _map(value: Any) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
-
-
-def _list(value: Any) -> list[Any]:
-    return value if isinstance(value, list) else []

@@ -7,9 +7,9 @@ It holds the families listed in :func:`validate_vmi_spec`; issue 36 adds the oth
 
 from __future__ import annotations
 
-from typing import Any, Final
+from typing import Final
 
-from krm_fn.kube.paths import Obj
+from krm_fn.kube.paths import Obj, as_list, as_map
 from krm_fn.kube.status import Cause
 from krm_fn.kubevirt.storage.disks import validate_container_disks, validate_disks
 from krm_fn.kubevirt.storage.volumes import validate_volumes
@@ -36,10 +36,10 @@ def validate_vmi_spec(field: str, spec: Obj, release: Release = LATEST) -> list[
 
     The families held so far, in upstream's order: names, ACPI, CPU, boot order, devices and probes, the domain
     (disks, firmware), the volumes, the containerDisk paths, the access credentials, DNS, ramfb and sound."""
-    domain = _map(spec.get("domain"))
-    devices = _map(domain.get("devices"))
+    domain = as_map(spec.get("domain"))
+    devices = as_map(domain.get("devices"))
     disks = devices.get("disks")
-    volumes = _list(spec.get("volumes"))
+    volumes = as_list(spec.get("volumes"))
     causes = validate_names(field, spec) + validate_acpi(f"{field}.acpi", spec, release) + validate_cpu(field, domain)
     causes += validate_boot_order(field, spec) + validate_inputs(field, devices)
     causes += validate_io_threads_policy(field, domain) + validate_probes(field, spec)
@@ -47,16 +47,10 @@ def validate_vmi_spec(field: str, spec: Obj, release: Release = LATEST) -> list[
         causes += validate_disks(f"{field}.domain.devices.disks", disks, release)
     causes += validate_firmware(f"{field}.domain", domain)
     causes += validate_volumes(f"{field}.volumes", volumes) + validate_container_disks(field + ".volumes", volumes)
-    causes += validate_access_credentials(f"{field}.accessCredentials", _list(spec.get("accessCredentials")), volumes)
+    causes += validate_access_credentials(f"{field}.accessCredentials", as_list(spec.get("accessCredentials")), volumes)
     return causes + validate_dns(field, spec) + validate_ramfb(field, devices) + validate_sound(field, devices)
 
 
-def _map(value: Any) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
-
-
-def _list(value: Any) -> list[Any]:
-    return value if isinstance(value, list) else []
 
 
 def refusal_message(causes: list[Cause]) -> str:

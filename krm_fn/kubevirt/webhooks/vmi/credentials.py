@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from krm_fn.kube.paths import as_map
 from krm_fn.kube.status import INVALID, Cause
 
 
@@ -25,8 +26,8 @@ def validate_access_credentials(field: str, credentials: list[Any], volumes: lis
         password = credential.get("userPassword")
         if isinstance(password, dict):
             kinds += 1
-            methods = _map(password.get("propagationMethod"))
-            causes += _counts(at, "userPassword", _map(password.get("source")).get("secret") is not None,
+            methods = as_map(password.get("propagationMethod"))
+            causes += _counts(at, "userPassword", as_map(password.get("source")).get("secret") is not None,
                               int(methods.get("qemuGuestAgent") is not None))
         if kinds != 1:
             causes.append(Cause(INVALID, at, f"{at} must have exactly one access credential type set"))
@@ -34,7 +35,7 @@ def validate_access_credentials(field: str, credentials: list[Any], volumes: lis
 
 
 def _ssh(at: str, ssh: dict[str, Any], has: dict[str, bool]) -> list[Cause]:
-    methods = _map(ssh.get("propagationMethod"))
+    methods = as_map(ssh.get("propagationMethod"))
     causes = []
     count = 0
     for method, volume, words in (("noCloud", "cloudInitNoCloud", "noCloud"),
@@ -47,11 +48,11 @@ def _ssh(at: str, ssh: dict[str, Any], has: dict[str, bool]) -> list[Cause]:
                                     "in use."))
     agent = methods.get("qemuGuestAgent")
     if agent is not None:
-        if not _map(agent).get("users"):
+        if not as_map(agent).get("users"):
             causes.append(Cause(INVALID, f"{at}.sshPublicKey.propagationMethod.qemuGuestAgent.users",
                                 f"{at} requires at least one user to be present in the users list"))
         count += 1
-    return causes + _counts(at, "sshPublicKey", _map(ssh.get("source")).get("secret") is not None, count)
+    return causes + _counts(at, "sshPublicKey", as_map(ssh.get("source")).get("secret") is not None, count)
 
 
 def _counts(at: str, kind: str, one_source: bool, methods: int) -> list[Cause]:
@@ -61,7 +62,3 @@ def _counts(at: str, kind: str, one_source: bool, methods: int) -> list[Cause]:
     if methods != 1:
         causes.append(Cause(INVALID, f"{at}.{kind}.propagationMethod", f"{at} must have exactly one propagationMethod set"))
     return causes
-
-
-def _map(value: Any) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}

@@ -3,9 +3,9 @@ displays and the sound device."""
 
 from __future__ import annotations
 
-from typing import Any, Final
+from typing import Final
 
-from krm_fn.kube.paths import Obj
+from krm_fn.kube.paths import Obj, as_list, as_map
 from krm_fn.kube.status import INVALID, REQUIRED, Cause
 
 IO_THREADS_POLICIES: Final = ("shared", "auto", "supplementalPool")
@@ -16,8 +16,8 @@ SOUND_MODELS: Final = ("", "ich9", "ac97")
 def validate_inputs(field: str, devices: Obj) -> list[Cause]:
     """Each input device: a virtio or usb bus, the tablet type."""
     causes = []
-    for idx, device in enumerate(_list(devices.get("inputs"))):
-        device = _map(device)
+    for idx, device in enumerate(as_list(devices.get("inputs"))):
+        device = as_map(device)
         at = f"{field}.domain.devices.inputs[{idx}]"
         if device.get("bus", "") not in ("virtio", "usb", ""):
             causes.append(Cause(INVALID, f"{at}.bus", "Input device can have only virtio or usb bus."))
@@ -34,7 +34,7 @@ def validate_io_threads_policy(field: str, domain: Obj) -> list[Cause]:
     causes = []
     if policy not in IO_THREADS_POLICIES:
         causes.append(Cause(INVALID, f"{field}.domain.ioThreadsPolicy", f"Invalid IOThreadsPolicy ({policy})"))
-    count = _map(domain.get("ioThreads")).get("supplementalPoolThreadCount")
+    count = as_map(domain.get("ioThreads")).get("supplementalPoolThreadCount")
     if policy == "supplementalPool" and (count is None or count < 1):
         causes.append(Cause(INVALID, f"{field}.domain.ioThreads.count",
                             "the number of iothreads needs to be set and positive for the dedicated policy"))
@@ -55,9 +55,9 @@ def validate_probes(field: str, spec: Obj) -> list[Cause]:
         if handlers < 1:
             causes.append(Cause(REQUIRED, at, f"either {at}.tcpSocket, {at}.exec or {at}.httpGet must be set if a "
                                               f"{at} is specified"))
-    if not any(isinstance(n, dict) and n.get("pod") is not None for n in _list(spec.get("networks"))):
+    if not any(isinstance(n, dict) and n.get("pod") is not None for n in as_list(spec.get("networks"))):
         for kind in ("readinessProbe", "livenessProbe"):
-            probe = _map(spec.get(kind))
+            probe = as_map(spec.get(kind))
             for handler in ("httpGet", "tcpSocket"):
                 if probe.get(handler) is not None:
                     at = f"{field}.{kind}.{handler}"
@@ -68,8 +68,8 @@ def validate_probes(field: str, spec: Obj) -> list[Cause]:
 def validate_ramfb(field: str, devices: Obj) -> list[Cause]:
     """At most one vGPU display with ramfb."""
     count = 0
-    for gpu in _list(devices.get("gpus")):
-        display = _map(_map(_map(gpu).get("virtualGPUOptions")).get("display"))
+    for gpu in as_list(devices.get("gpus")):
+        display = as_map(as_map(as_map(gpu).get("virtualGPUOptions")).get("display"))
         if not display or display.get("enabled", True) is False:
             continue
         ramfb = display.get("ramFB")
@@ -91,11 +91,3 @@ def validate_sound(field: str, devices: Obj) -> list[Cause]:
     if not sound.get("name"):
         causes.append(Cause(INVALID, f"{field}.Sound", "Sound device requires a name field."))
     return causes
-
-
-def _map(value: Any) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
-
-
-def _list(value: Any) -> list[Any]:
-    return value if isinstance(value, list) else []

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from krm_fn.kube.paths import Obj
+from krm_fn.kube.paths import Obj, as_map
 from krm_fn.kube.status import INVALID, Cause
 from krm_fn.kubevirt_versions import LATEST, Release
 
@@ -14,7 +14,7 @@ def validate_acpi(field: str, spec: Obj, release: Release = LATEST) -> list[Caus
     """``firmware.acpi``: a SLIC or MSDM table, each naming a Secret volume (``field`` is upstream's, ``...acpi``).
 
     Before v1.6 the table is SLIC alone, and an empty name is looked up like any other."""
-    firmware = _map(_map(spec.get("domain")).get("firmware"))
+    firmware = as_map(as_map(spec.get("domain")).get("firmware"))
     acpi = firmware.get("acpi")
     if not isinstance(acpi, dict):
         return []
@@ -60,7 +60,3 @@ def _secure_boot(loader: Any) -> bool:
 def _smm(features: Any) -> bool:
     smm = features.get("smm") if isinstance(features, dict) else None
     return isinstance(smm, dict) and smm.get("enabled", True) is not False
-
-
-def _map(value: Any) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
