@@ -71,6 +71,8 @@ class Release(NamedTuple):
     acpi_msdm: bool = True
     # the WaitAsReceiver run strategy exists (behind the DecentralizedLiveMigration gate)  v1.6+
     wait_as_receiver: bool = True
+    # dedicated CPUs accept hugepages or a guest memory in place of a memory request     v1.6+
+    dedicated_memory_sources: bool = True
 
 
 # release line -> builtin -> the version its virt-operator embeds and creates cluster-wide (the bundles of the
@@ -94,7 +96,7 @@ RELEASES: Final[Mapping[str, Release]] = {
     "v1.5": Release(object_version="v1beta1", builtins=DEPLOYED["v1.5"], tag="v1.5.3", **_BEFORE_V1_7,
                     alpha_versions_served=True, missing_reference_refused=True,
                     expand_memory_request=True, panic_device_model=False, acpi_msdm=False,
-                    wait_as_receiver=False),
+                    wait_as_receiver=False, dedicated_memory_sources=False),
     "v1.6": Release(object_version="v1beta1", builtins=DEPLOYED["v1.6"], tag="v1.6.6", **_BEFORE_V1_7),
     "v1.7": Release(object_version="v1beta1", builtins=DEPLOYED["v1.7"], tag="v1.7.4", **_BEFORE_V1_9),
     "v1.8": Release(object_version="v1beta1", builtins=DEPLOYED["v1.8"], tag="v1.8.4", **_BEFORE_V1_9),

@@ -22,7 +22,7 @@ from __future__ import annotations
 from typing import Final
 
 from krm_fn.index import Index
-from krm_fn.kube.paths import Obj, get2
+from krm_fn.kube.paths import Obj
 from krm_fn.kubevirt.caches import Caches
 from krm_fn.kubevirt.cluster import ClusterConfig
 from krm_fn.kubevirt.defaults import NETWORKS_FIELD
@@ -39,6 +39,7 @@ from krm_fn.kubevirt.webhooks.vm.admitter import (
     conflicts_rejection,
     lookup_rejection,
     requirements_rejection,
+    defaulted_rejection,
     spread_rejection,
     template_rejection,
 )
@@ -114,7 +115,7 @@ def vm_stages(vm: Obj, index: Index, cluster: ClusterConfig, caches: Caches | No
     if found is None:
         found = find_matches(vm, index, caches, tag=tag)
     if not found:  # no matchers: the template rules alone
-        rejection = template_rejection(vm, template_spec(vm), release)
+        rejection = defaulted_rejection(vm, cluster, release)
         return VmStages(found, rejection=rejection) if rejection else VmStages(found)
     inferred = mutate(vm, index, release)
     if isinstance(inferred, Rejection):
@@ -123,7 +124,7 @@ def vm_stages(vm: Obj, index: Index, cluster: ClusterConfig, caches: Caches | No
         found = find_matches(inferred, index, caches, found, vm, tag)
     if not found:
         # inference with the Ignore policy cleared the matchers: KubeVirt persists that VM as is
-        rejection = template_rejection(inferred, template_spec(inferred), release)
+        rejection = defaulted_rejection(inferred, cluster, release)
         if rejection:
             return VmStages(found, rejection=rejection, mutated=inferred, inferred=inferred)
         return VmStages(found, pending=inferred, mutated=inferred, inferred=inferred, tag=tag)
@@ -171,20 +172,7 @@ def admit_and_expand(vm: Obj, it: Lookup, pref: Lookup, cluster: ClusterConfig,
         if isinstance(expanded, dict):
             applied = expanded["spec"]["template"]["spec"]
             return requirements_rejection(it_spec, pref_spec, applied, release) \
-                or template_rejection(vm, applied, release, _disk_count(vm)) or expanded
+                or template_rejection(vm, applied, release) or expanded
         failed = Rejection("expand", expanded.message, NETWORKS_FIELD)
-    return admit(vm, it_spec, pref_spec, cluster, release) or template_rejection(vm, template_spec(vm), release) \
-        or failed
+    return admit(vm, it_spec, pref_spec, cluster, release) or defaulted_rejection(vm, cluster, release) or failed
 
-
-def template_spec(vm: Obj) -> Obj:
-    """The VM's template spec as written (``{}`` when it has none)."""
-    spec = get2(vm, "spec", "template")
-    inner = spec.get("spec") if isinstance(spec, dict) else None
-    return inner if isinstance(inner, dict) else {}
-
-
-def _disk_count(vm: Obj) -> int:
-    """How many disks the VM's template lists itself."""
-    devices = get2(template_spec(vm).get("domain"), "devices", "disks")
-    return len(devices) if isinstance(devices, list) else 0

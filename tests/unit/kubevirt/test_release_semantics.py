@@ -50,6 +50,8 @@ SWITCHES: dict[str, set[str]] = {
     "acpi_msdm": {"v1.6", "v1.7", "v1.8", "v1.9", "v1.10"},
     # shared/conformance-vms case 011
     "wait_as_receiver": {"v1.6", "v1.7", "v1.8", "v1.9", "v1.10"},
+    # shared/conformance-vms case 068 (v1.5), 288-292 (v1.6, whose code panics on 068)
+    "dedicated_memory_sources": {"v1.6", "v1.7", "v1.8", "v1.9", "v1.10"},
 }
 
 

@@ -70,15 +70,26 @@ def requirements_rejection(it: Obj | None, pref: Obj | None, vmi: Obj, release: 
     return Rejection("admit", failure.message, failure.field) if failure else None
 
 
-def template_rejection(vm: Obj, spec: Obj, release: Release = LATEST, disks: int | None = None) -> Rejection | None:
-    """The webhook's rules on ``vm``'s spec, its template spec being ``spec``: the VM's own, or a copy with the specs
-    applied and the defaults set.
-
-    ``disks``: how many of the copy's disks are the VM's own (expand adds the default disks after them)."""
-    if disks is not None:
-        devices = get2(spec, "domain", "devices")
-        if isinstance(devices, dict) and isinstance(devices.get("disks"), list) and len(devices["disks"]) > disks:
-            spec = {**spec, "domain": {**spec["domain"], "devices": {**devices, "disks": devices["disks"][:disks]}}}
+def template_rejection(vm: Obj, spec: Obj, release: Release = LATEST) -> Rejection | None:
+    """The webhook's rules on ``vm``'s spec, its template spec being ``spec``: a copy with the specs applied and
+    KubeVirt's defaults set (:func:`defaulted_spec` for a VM without specs)."""
     vm_spec = vm.get("spec")
     causes = validate_vm_spec(vm_spec if isinstance(vm_spec, dict) else {}, spec, release)
     return Rejection("template", refusal_message(causes), causes[0].field) if causes else None
+
+
+def defaulted_spec(vm: Obj, cluster: ClusterConfig, release: Release = LATEST) -> Obj | Rejection:
+    """A copy of ``vm``'s template spec with KubeVirt's defaults set, as the webhook judges a VM without specs."""
+    template = template_copy(get2(vm, "spec", "template") or {})
+    vmi = ensure_map(template, ("spec",))
+    try:
+        set_default_vmi_spec(cluster, vmi, release)
+    except DefaultsError as err:
+        return Rejection("admit", err.message, NETWORKS_FIELD)
+    return vmi
+
+
+def defaulted_rejection(vm: Obj, cluster: ClusterConfig, release: Release = LATEST) -> Rejection | None:
+    """The template rules on ``vm`` as written, its defaults set."""
+    spec = defaulted_spec(vm, cluster, release)
+    return spec if isinstance(spec, Rejection) else template_rejection(vm, spec, release)

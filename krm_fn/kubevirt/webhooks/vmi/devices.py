@@ -91,3 +91,17 @@ def validate_sound(field: str, devices: Obj) -> list[Cause]:
     if not sound.get("name"):
         causes.append(Cause(INVALID, f"{field}.Sound", "Sound device requires a name field."))
     return causes
+
+
+def validate_start_strategy(field: str, spec: Obj) -> list[Cause]:
+    """``startStrategy``: only ``Paused``, and not with a liveness probe."""
+    strategy = spec.get("startStrategy")
+    if strategy is None:
+        return []
+    at = f"{field}.startStrategy"
+    if strategy != "Paused":
+        return [Cause(INVALID, at, f"{at} is set with an unrecognized option: {strategy}")]
+    if spec.get("livenessProbe") is not None:
+        return [Cause(INVALID, at, f"either {at} or {field}.livenessProbe should be provided.Pausing VMI with "
+                                   "LivenessProbe is not supported")]
+    return []

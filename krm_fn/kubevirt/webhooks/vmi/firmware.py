@@ -1,13 +1,17 @@
-"""The VMI spec's firmware rules (``vmi-create-admitter.go``): the ACPI tables' volumes, the bootloader, and
-Secure Boot's need for SMM. The kernel boot rules are not here yet (issue 36)."""
+"""The VMI spec's firmware rules (``vmi-create-admitter.go``): the serial, the ACPI tables' volumes, the bootloader,
+the kernel boot container, and Secure Boot's need for SMM."""
 
 from __future__ import annotations
 
-from typing import Any
+import re
+from typing import Any, Final
 
 from krm_fn.kube.paths import Obj, as_map
-from krm_fn.kube.status import INVALID, Cause
+from krm_fn.kube.status import INVALID, REQUIRED, Cause
+from krm_fn.kubevirt.storage.disks import MAX_SERIAL, path_causes
 from krm_fn.kubevirt_versions import LATEST, Release
+
+_SERIAL: Final = re.compile(r"[A-Za-z0-9_.+-]+")
 
 
 def validate_acpi(field: str, spec: Obj, release: Release = LATEST) -> list[Cause]:
@@ -46,6 +50,9 @@ def validate_firmware(field: str, domain: Obj) -> list[Cause]:
     at = f"{field}.firmware.bootloader"
     if isinstance(loader, dict) and loader.get("efi") is not None and loader.get("bios") is not None:
         causes.append(Cause(INVALID, at, f"{at} has both EFI and BIOS configured, but they are mutually exclusive."))
+    kernel_boot = as_map(firmware).get("kernelBoot")
+    if isinstance(kernel_boot, dict):
+        causes += _kernel_boot(f"{field}.firmware.kernelBoot", kernel_boot)
     if _secure_boot(loader) and not _smm(domain.get("features")):
         causes.append(Cause(INVALID, field, f"{field} has EFI SecureBoot enabled. SecureBoot requires SMM, which is "
                                             "currently disabled."))
@@ -60,3 +67,37 @@ def _secure_boot(loader: Any) -> bool:
 def _smm(features: Any) -> bool:
     smm = features.get("smm") if isinstance(features, dict) else None
     return isinstance(smm, dict) and smm.get("enabled", True) is not False
+
+
+def validate_serial(field: str, domain: Obj) -> list[Cause]:
+    """``firmware.serial``: at most 256 characters of ``[A-Za-z0-9_.+-]``."""
+    serial = as_map(domain.get("firmware")).get("serial", "")
+    if not serial:
+        return []
+    at = f"{field}.domain.firmware.serial"
+    causes = []
+    if len(serial.encode()) > MAX_SERIAL:
+        causes.append(Cause(INVALID, at, f"{at} must be less than or equal to {MAX_SERIAL} in length, if specified"))
+    if _SERIAL.fullmatch(serial) is None:
+        causes.append(Cause(INVALID, at, f"{at} must be made up of the following characters [A-Za-z0-9_.+-], if "
+                                         "specified"))
+    return causes
+
+
+def _kernel_boot(at: str, kernel_boot: dict[str, Any]) -> list[Cause]:
+    container = kernel_boot.get("container")
+    if not isinstance(container, dict):
+        if kernel_boot.get("kernelArgs"):
+            return [Cause(INVALID, f"{at}.kernelArgs", "kernel arguments cannot be provided without an external kernel")]
+        return []
+    causes = []
+    if not container.get("image"):
+        causes.append(Cause(REQUIRED, f"{at}.container.image", f"{at}.container must be defined with an image"))
+    kernel, initrd = container.get("kernelPath", ""), container.get("initrdPath", "")
+    if not kernel and not initrd:
+        causes.append(Cause(REQUIRED, f"{at}.container", f"{at}.container must be defined with at least one of the "
+                                                         "following: kernelPath, initrdPath"))
+    for key, path in (("kernelPath", kernel), ("initrdPath", initrd)):
+        if path:
+            causes += path_causes(f"{at}.container.{key}", path)
+    return causes
