@@ -11,6 +11,8 @@ from krm_fn.kube.status import INVALID, Cause
 
 def validate_access_credentials(field: str, credentials: list[Any], volumes: list[Any]) -> list[Cause]:
     """Every credential's causes; ``field`` is ``spec.template.spec.accessCredentials``."""
+    if not credentials:
+        return []
     has = {kind: any(isinstance(v, dict) and v.get(kind) is not None for v in volumes)
            for kind in ("cloudInitNoCloud", "cloudInitConfigDrive")}
     causes: list[Cause] = []
