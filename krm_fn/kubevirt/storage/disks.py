@@ -126,13 +126,18 @@ def _reservation_bus(field: str, idx: int, disk: Disk) -> list[Cause]:
 def _serial(field: str, idx: int, disk: Disk) -> list[Cause]:
     serial = disk.get("serial", "")
     causes = []
-    if serial and _SERIAL.fullmatch(serial) is None:
+    if serial and not serial_ok(serial):
         causes.append(Cause(INVALID, f"{_at(field, idx)}.serial",
                             f"{_at(field, idx)} must be made up of the following characters [A-Za-z0-9_.+-], if specified"))
     if serial and len(serial) > MAX_SERIAL:
         causes.append(Cause(INVALID, f"{_at(field, idx)}.serial",
                             f"{_at(field, idx)} must be less than or equal to {MAX_SERIAL} in length, if specified"))
     return causes
+
+
+def serial_ok(serial: str) -> bool:
+    """Whether ``serial`` is made of the characters libvirt takes in a serial (``[A-Za-z0-9_.+-]``)."""
+    return _SERIAL.fullmatch(serial) is not None
 
 
 def _cache_io_error_policy(field: str, idx: int, disk: Disk) -> list[Cause]:

@@ -3,15 +3,12 @@ the kernel boot container, and Secure Boot's need for SMM."""
 
 from __future__ import annotations
 
-import re
-from typing import Any, Final
+from typing import Any
 
 from krm_fn.kube.paths import Obj, as_map
 from krm_fn.kube.status import INVALID, REQUIRED, Cause
-from krm_fn.kubevirt.storage.disks import MAX_SERIAL, path_causes
+from krm_fn.kubevirt.storage.disks import MAX_SERIAL, path_causes, serial_ok
 from krm_fn.kubevirt_versions import LATEST, Release
-
-_SERIAL: Final = re.compile(r"[A-Za-z0-9_.+-]+")
 
 
 def validate_acpi(field: str, spec: Obj, release: Release = LATEST) -> list[Cause]:
@@ -78,7 +75,7 @@ def validate_serial(field: str, domain: Obj) -> list[Cause]:
     causes = []
     if len(serial.encode()) > MAX_SERIAL:
         causes.append(Cause(INVALID, at, f"{at} must be less than or equal to {MAX_SERIAL} in length, if specified"))
-    if _SERIAL.fullmatch(serial) is None:
+    if not serial_ok(serial):
         causes.append(Cause(INVALID, at, f"{at} must be made up of the following characters [A-Za-z0-9_.+-], if "
                                          "specified"))
     return causes
