@@ -23,7 +23,7 @@ from collections.abc import Callable
 from typing import Any, Final, Literal, NamedTuple, Union
 
 from krm_fn.catalog.spec import CatalogSpec, GeneratorSpec, builtin_names, parameter_problem, path_problem
-from krm_fn.kubevirt.cluster import ClusterConfig
+from krm_fn.kubevirt.cluster import SETTING, ClusterConfig
 from krm_fn.errors import CONFIG_TYPES, ConfigError, shown, type_name
 from krm_fn.kube import kpt_annotations
 from krm_fn.kube.api import FN_API_VERSION, FN_GROUP, KIND_CATALOG, KIND_RENDERER
@@ -165,7 +165,7 @@ def load_dataclass(cls: type[Any], raw: Obj, path: str, *, flat: bool = False) -
     """
     problems: Problems = []
     hints = typing.get_type_hints(cls)
-    fields = {camel(f.name): f for f in dataclasses.fields(cls)}
+    fields = {camel(f.name): f for f in dataclasses.fields(cls) if f.metadata.get(SETTING, True)}
     kwargs: dict[str, Any] = {}
     for key, value in raw.items():
         sub = f"{path}.{key}"

@@ -73,6 +73,16 @@ class Release(NamedTuple):
     wait_as_receiver: bool = True
     # dedicated CPUs accept hugepages or a guest memory in place of a memory request     v1.6+
     dedicated_memory_sources: bool = True
+    # a Beta feature gate is on unless disabledFeatureGates lists it                      v1.9+
+    beta_gates_on: bool = True
+    # vmRolloutStrategy defaults to LiveUpdate (Stage before)                             v1.6+
+    live_update_default: bool = True
+    # the hugepages rules name domain.memory.hugepages.pageSize (domain.hugepages.size)  v1.8+
+    hugepages_page_size_field: bool = True
+    # launchSecurity is judged per architecture (SNP, TDX; none on arm64)                 v1.7+
+    launch_security_arch: bool = True
+    # a CD-ROM disk may have no volume (behind the DeclarativeHotplugVolumes gate)         v1.6+
+    empty_cdrom: bool = True
 
 
 # release line -> builtin -> the version its virt-operator embeds and creates cluster-wide (the bundles of the
@@ -88,17 +98,19 @@ DEPLOYED: Final[Mapping[str, Mapping[str, str]]] = {
 
 # what v1.7 and v1.8 lack of v1.9 (v1.8 changed nothing here); the older rows add to it
 _BEFORE_V1_9: Final = dict(panic_device_created=False, video_type=False, launch_security_pref=False,
-                           launch_security_warning=False, infer_snapshot_sources=False)
-_BEFORE_V1_7: Final = dict(_BEFORE_V1_9, alpha_revisions_decoded=True, matcher_kind_defaulted=True,
+                           launch_security_warning=False, infer_snapshot_sources=False, beta_gates_on=False)
+_BEFORE_V1_8: Final = dict(_BEFORE_V1_9, hugepages_page_size_field=False)
+_BEFORE_V1_7: Final = dict(_BEFORE_V1_8, launch_security_arch=False, alpha_revisions_decoded=True, matcher_kind_defaulted=True,
                            memory_conflict_whole=True, infer_matcher_message=True, architecture_preference=False,
                            io_threads=False, block_size_bus_checked=False)
 RELEASES: Final[Mapping[str, Release]] = {
     "v1.5": Release(object_version="v1beta1", builtins=DEPLOYED["v1.5"], tag="v1.5.3", **_BEFORE_V1_7,
                     alpha_versions_served=True, missing_reference_refused=True,
                     expand_memory_request=True, panic_device_model=False, acpi_msdm=False,
-                    wait_as_receiver=False, dedicated_memory_sources=False),
+                    wait_as_receiver=False, dedicated_memory_sources=False, live_update_default=False,
+                    empty_cdrom=False),
     "v1.6": Release(object_version="v1beta1", builtins=DEPLOYED["v1.6"], tag="v1.6.6", **_BEFORE_V1_7),
-    "v1.7": Release(object_version="v1beta1", builtins=DEPLOYED["v1.7"], tag="v1.7.4", **_BEFORE_V1_9),
+    "v1.7": Release(object_version="v1beta1", builtins=DEPLOYED["v1.7"], tag="v1.7.4", **_BEFORE_V1_8),
     "v1.8": Release(object_version="v1beta1", builtins=DEPLOYED["v1.8"], tag="v1.8.4", **_BEFORE_V1_9),
     "v1.9": Release(object_version="v1beta1", builtins=DEPLOYED["v1.9"], tag="v1.9.0"),
     "v1.10": Release(object_version="v1beta1", builtins=DEPLOYED["v1.10"], tag="main"),

@@ -55,13 +55,18 @@ functionConfig (apiVersion: kubevirt-krm.dev/v1alpha1):
     spec.validateOutput: true       validate every emitted object against the KubeVirt schema
     spec.templateParameters: [NAME=value]   values for VirtualMachineTemplate / OpenShift Template parameters
                                     (over the templates' own; the VMs they make are checked)
-    spec.cluster:                   cluster defaults used by expand (defaults: a default KubeVirt CR)
+    spec.cluster:                   the cluster's configuration, shorthand for a KubeVirt item's
+                                    spec.configuration (defaults: a default KubeVirt CR)
       architecture: amd64 | arm64 | s390x | ppc64le   (default amd64)
       machineType: NAME                           (default: the architecture's own, e.g. q35)
       defaultNetworkInterface: bridge | masquerade | slirp              (default bridge)
       permitBridgeInterfaceOnPodNetwork: true | false                   (default true)
       evictionStrategy: None | LiveMigrate | LiveMigrateIfPossible | External   (default None)
       cpuRequest: QUANTITY                        (default 100m)
+      featureGates: [GATE]                        gates on besides the release's (default none)
+      disabledFeatureGates: [GATE]                Beta gates turned off, v1.9+ (default none)
+      referencePolicy: reference | expand | expandAll                   (default reference)
+      vmRolloutStrategy: Stage | LiveUpdate       (default: the release's, LiveUpdate from v1.6)
   A ConfigMap (kpt fn eval -- key=value) takes the same settings as flat keys: mode=expand,
   revisions.scope=shared, builtin=classic (an optional kind=InstancetypeCatalog|VirtualMachineRenderer
   key picks the kind).

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Final
 
 from krm_fn.kube.paths import Obj, ensure_map, get2, get3
-from krm_fn.kubevirt.cluster import ClusterConfig
+from krm_fn.kubevirt.cluster import ClusterConfig, architecture_configuration
 from krm_fn.kube.quantity import QuantityError
 from krm_fn.kube.quantity_json import from_json, scalar_memo
 from krm_fn.kubevirt_versions import LATEST, Release
@@ -171,8 +171,11 @@ def _set_image_pull_policies(vmi: Obj) -> None:
 
 
 def machine_type_for(cluster: ClusterConfig, arch: str) -> str:
-    """``GetMachineType``: the cluster override, else the architecture's default (amd64's for others)."""
-    return cluster.machine_type or MACHINE_TYPES.get(arch, MACHINE_TYPES["amd64"])
+    """``GetMachineType``: the cluster override, else the architecture's (the CR's, else its default; amd64's
+    for others)."""
+    configured = architecture_configuration(cluster, arch).get("machineType")
+    return cluster.machine_type or (configured if isinstance(configured, str) and configured else None) or \
+        MACHINE_TYPES.get(arch, MACHINE_TYPES["amd64"])
 
 
 def set_default_vmi_spec(cluster: ClusterConfig, vmi: Obj, release: Release = LATEST) -> None:

@@ -51,7 +51,8 @@ VM_DEFINITION: Final = "v1.VirtualMachine"
 
 class VmStages:
     """The VM as each stage left it, or the stage's rejection. ``expanded`` is None for a VM without matchers
-    (returned unchanged) or a rejected one. ``found``: each matcher's lookup, on the VM as inferred once the
+    (returned unchanged) or a rejected one, except one refused by the template rules only (stage ``template``),
+    which the expand-spec API expands all the same. ``found``: each matcher's lookup, on the VM as inferred once the
     pipeline got that far (else on the VM given).
 
     The Go round trip of the expanded VM is done on first access of ``expanded`` only (``pending`` holds the
@@ -138,7 +139,10 @@ def vm_stages(vm: Obj, index: Index, cluster: ClusterConfig, caches: Caches | No
     expanded = admit_and_expand(mutated, it, pref, cluster, release)
     if isinstance(expanded, Rejection):
         return VmStages(found, rejection=expanded, mutated=mutated, inferred=inferred)
-    return VmStages(found, pending=expanded, mutated=mutated, inferred=inferred, tag=tag)
+    # the webhook's template rules, on expand's whole copy; the expand-spec API does not run them, so a VM they
+    # refuse keeps its expanded form (what that API returns) beside the rejection
+    rejection = template_rejection(mutated, expanded["spec"]["template"]["spec"], cluster, release)
+    return VmStages(found, rejection=rejection, pending=expanded, mutated=mutated, inferred=inferred, tag=tag)
 
 
 def admit_and_expand(vm: Obj, it: Lookup, pref: Lookup, cluster: ClusterConfig,
@@ -171,8 +175,7 @@ def admit_and_expand(vm: Obj, it: Lookup, pref: Lookup, cluster: ClusterConfig,
             return conflicts_rejection(expanded)
         if isinstance(expanded, dict):
             applied = expanded["spec"]["template"]["spec"]
-            return requirements_rejection(it_spec, pref_spec, applied, release) \
-                or template_rejection(vm, applied, release) or expanded
+            return requirements_rejection(it_spec, pref_spec, applied, release) or expanded
         failed = Rejection("expand", expanded.message, NETWORKS_FIELD)
     return admit(vm, it_spec, pref_spec, cluster, release) or defaulted_rejection(vm, cluster, release) or failed
 

@@ -172,15 +172,15 @@ class ItemRenderer:
                 return vm
             stages: VmStages = vm_stages(checked, self.index, self.spec.cluster, self.caches, found,
                                          self.release)
-            if stages.rejection is not None:
+            if stages.inferred is not None and stages.inferred is not checked:  # inferFromVolume named objects
+                problem = self.refused_reference(stages.inferred, stages.found, done)
+            if problem is None and stages.rejection is not None:
                 # what KubeVirt would not find first, with what was probably meant (or how to hand it a cluster
                 # object), then KubeVirt's verdict
                 # (krm_fn.render.hints)
                 done.results += rejection_results(stages.inferred or checked, stages.rejection, self.index, vm,
                                                   stages.found, self.hints)
                 return vm
-            if stages.inferred is not None and stages.inferred is not checked:  # inferFromVolume named objects
-                problem = self.refused_reference(stages.inferred, stages.found, done)
         if problem is not None:
             done.results.append(Result.for_object(problem[1], vm, field_path=problem[0],
                                                   tags=(("stage", "input"),)))

@@ -3,12 +3,14 @@ or two processes)."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Sequence
 from typing import TypeVar
 
 from krm_fn.index import ANY_NAMESPACE, Index
 from krm_fn.kube.api import CLUSTER_SCOPED_KINDS, TYPE_KINDS
 from krm_fn.kube.paths import Obj
+from krm_fn.kubevirt.cluster import is_kubevirt, merged
 from krm_fn.render.admission import results as admission_results
 from krm_fn.render.items import ItemRenderer
 from krm_fn.render.kinds import unknown_kind_results
@@ -51,6 +53,8 @@ class Rendering:
         # cluster-scoped objects stamped with a namespace: stored without it (krm_fn.render.scope)
         self.items, cleared = clear_cluster_namespaces(self.items, written=spec.mode != "validate")
         self.results += cleared + unknown_kind_results(self.items)  # kind: VirtualMachin (krm_fn.render.kinds)
+        # a KubeVirt item is the cluster's configuration, over the spec.cluster shorthands (krm_fn.kubevirt.cluster)
+        self.spec = spec = self._with_cluster(spec)
         self.renderer = ItemRenderer(spec, Index(self.items, _served(catalog_objects, spec.catalog.scope)),
                                      self.items) if spec.mode != "migrate" else None
         # every instancetype/preference among the items, as the cluster would admit it (errors, warnings)
@@ -58,6 +62,19 @@ class Rendering:
                                      migrating=spec.mode == "migrate" or spec.migrate, tag=self.tag)
         # one problem, one result: where migrate's own output check and admission agree, admission's words stay
         self.results = not_yet_said(admitted, self.results) + admitted
+
+    def _with_cluster(self, spec: RendererSpec) -> RendererSpec:
+        """``spec`` with the cluster the items' ``KubeVirt`` CR configures; a second CR, or a shorthand the CR
+        contradicts, is an error result."""
+        kubevirts = [item for item in self.items if is_kubevirt(item)]
+        for extra in kubevirts[1:]:
+            self.results.append(Result.for_object(
+                "a cluster runs one KubeVirt: the first KubeVirt item is its configuration, keep only that one",
+                extra))
+        cluster, problems = merged(spec.cluster, kubevirts[0] if kubevirts else None)
+        self.results += [Result.for_object(problem, kubevirts[0], field_path="spec.configuration")
+                         for problem in problems]
+        return dataclasses.replace(spec, cluster=cluster)
 
     @property
     def per_item(self) -> bool:

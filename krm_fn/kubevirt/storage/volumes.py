@@ -2,15 +2,14 @@
 ``pkg/virt-api/webhooks/validating-webhook/admitters/vmi-create-admitter.go``).
 
 :func:`validate_volumes` returns the causes volume by volume, then the counts over all volumes, in upstream's order.
-The two feature-gated rules (``DownwardMetrics`` and ``HostDisk`` volumes) wait for the cluster's feature gates:
-until then those volumes are not refused for their gate.
+Two rules read the cluster's feature gates (``DownwardMetrics`` and ``HostDisk`` volumes): ``gate`` answers them.
 """
 
 from __future__ import annotations
 
 import base64
 import binascii
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Final
 
 from krm_fn.kube.quantity_json import parsed
@@ -30,8 +29,9 @@ _ONE_OF: Final = (("serviceAccount", "serviceAccount"), ("downwardMetrics", "dow
                   ("memoryDump", "memory dump"))
 
 
-def validate_volumes(field: str, volumes: Sequence[Any]) -> list[Cause]:
-    """Every volume's causes, then the counts'; ``field`` is the volumes' path (``spec.template.spec.volumes``)."""
+def validate_volumes(field: str, volumes: Sequence[Any], gate: Callable[[str], bool]) -> list[Cause]:
+    """Every volume's causes, then the counts'; ``field`` is the volumes' path (``spec.template.spec.volumes``);
+    ``gate`` tells whether a feature gate is on."""
     causes: list[Cause] = []
     first: dict[Any, int] = {}
     counts = dict.fromkeys((source for source, _ in _ONE_OF), 0)
@@ -52,7 +52,12 @@ def validate_volumes(field: str, volumes: Sequence[Any]) -> list[Cause]:
         kind = next((k for k in CLOUD_INIT if volume.get(k) is not None), None)
         if kind is not None:
             causes += _cloud_init(f"{at}.{kind}", kind, volume[kind])
+        if volume.get("downwardMetrics") is not None and not gate("DownwardMetrics"):
+            causes.append(Cause(INVALID, at, "downwardMetrics disks are not allowed: DownwardMetrics feature gate is "
+                                             "not enabled."))
         if isinstance(volume.get("hostDisk"), dict):
+            if not gate("HostDisk"):
+                causes.append(Cause(INVALID, at, "HostDisk feature gate is not enabled"))
             causes += _host_disk(at, volume["hostDisk"])
         for source, key in _NAMED:
             body = volume.get(source)

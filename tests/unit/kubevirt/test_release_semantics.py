@@ -52,6 +52,16 @@ SWITCHES: dict[str, set[str]] = {
     "wait_as_receiver": {"v1.6", "v1.7", "v1.8", "v1.9", "v1.10"},
     # shared/conformance-vms case 068 (v1.5), 288-292 (v1.6, whose code panics on 068)
     "dedicated_memory_sources": {"v1.6", "v1.7", "v1.8", "v1.9", "v1.10"},
+    # shared/docs/kubevirt-releases.md 4.6; shared/conformance-vms case 119 (PasstBinding, Beta, no KubeVirt CR)
+    "beta_gates_on": {"v1.9", "v1.10"},
+    # shared/docs/pod-resources.md (vmRolloutStrategy); shared/conformance-vms case 040
+    "live_update_default": {"v1.6", "v1.7", "v1.8", "v1.9", "v1.10"},
+    # shared/conformance-vms case 046
+    "hugepages_page_size_field": {"v1.8", "v1.9", "v1.10"},
+    # shared/conformance-vms cases 266, 269
+    "launch_security_arch": {"v1.7", "v1.8", "v1.9", "v1.10"},
+    # shared/conformance-vms case 172
+    "empty_cdrom": {"v1.6", "v1.7", "v1.8", "v1.9", "v1.10"},
 }
 
 
@@ -241,8 +251,9 @@ def test_v1_5_writes_an_empty_device_name() -> None:
     it = instancetype(gpus=[{"name": "gpu1", "claimName": "c", "requestName": "r"}],
                       hostDevices=[{"name": "hd", "deviceName": "intel.com/qat"}])
     vm = make_vm(instancetype={"name": "it"})
+    host_devices = ClusterConfig(feature_gates=("HostDevices",))  # the gate the webhook wants for hostDevices
     for line, row in RELEASES.items():
-        stages = vm_stages(vm, Index(as_stored([it], row.tag)), ClusterConfig(), release=row)
+        stages = vm_stages(vm, Index(as_stored([it], row.tag)), host_devices, release=row)
         assert stages.rejection is None and stages.expanded is not None, line
         devices = stages.expanded["spec"]["template"]["spec"]["domain"]["devices"]
         gpu = {"name": "gpu1", "deviceName": ""} if line == "v1.5" else {"name": "gpu1", "claimName": "c",
@@ -310,7 +321,11 @@ def test_the_schema_refuses_before_v1_5_looks_anything_up() -> None:
     vm = make_vm({"domain": {"devices": {"video": {"type": "vga"}}}}, instancetype={"name": "nope"})
     answers = _answers(vm, [])
     assert answers.pop("v1.5") == ("schema", "spec.template.spec.domain.devices.video in body is a forbidden property")
-    assert set(answers.values()) == {("expand", MISSING_IT)}
+    # v1.6-v1.8 admit a VM whose instancetype is missing, and judge its template: VideoConfig is off there
+    # (shared/docs/kubevirt-releases.md section 6, conformance-vms case 235); from v1.9 the gate is GA
+    gate_off = ("template", "Video configuration is specified but the VideoConfig feature gate is not enabled")
+    assert answers == {"v1.6": gate_off, "v1.7": gate_off, "v1.8": gate_off,
+                       "v1.9": ("expand", MISSING_IT), "v1.10": ("expand", MISSING_IT)}
 
 
 def test_several_conflicts_with_domain_memory_per_release() -> None:

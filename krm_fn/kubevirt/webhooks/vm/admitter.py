@@ -19,6 +19,7 @@ from krm_fn.kubevirt.preference.requirements import check_requirements
 from krm_fn.kubevirt.preference.validation import SPREAD_FIELD, check_spread
 from krm_fn.kubevirt.rejection import Rejection
 from krm_fn.kubevirt.vmcopy import template_copy
+from krm_fn.kubevirt.webhooks.config import WebhookConfig
 from krm_fn.kubevirt.webhooks.vm.spec import validate_vm_spec
 from krm_fn.kubevirt.webhooks.vmi.create import refusal_message
 from krm_fn.kubevirt_versions import LATEST, Release
@@ -70,11 +71,11 @@ def requirements_rejection(it: Obj | None, pref: Obj | None, vmi: Obj, release: 
     return Rejection("admit", failure.message, failure.field) if failure else None
 
 
-def template_rejection(vm: Obj, spec: Obj, release: Release = LATEST) -> Rejection | None:
+def template_rejection(vm: Obj, spec: Obj, cluster: ClusterConfig, release: Release = LATEST) -> Rejection | None:
     """The webhook's rules on ``vm``'s spec, its template spec being ``spec``: a copy with the specs applied and
     KubeVirt's defaults set (:func:`defaulted_spec` for a VM without specs)."""
     vm_spec = vm.get("spec")
-    causes = validate_vm_spec(vm_spec if isinstance(vm_spec, dict) else {}, spec, release)
+    causes = validate_vm_spec(vm_spec if isinstance(vm_spec, dict) else {}, spec, WebhookConfig(release, cluster))
     return Rejection("template", refusal_message(causes), causes[0].field) if causes else None
 
 
@@ -92,4 +93,4 @@ def defaulted_spec(vm: Obj, cluster: ClusterConfig, release: Release = LATEST) -
 def defaulted_rejection(vm: Obj, cluster: ClusterConfig, release: Release = LATEST) -> Rejection | None:
     """The template rules on ``vm`` as written, its defaults set."""
     spec = defaulted_spec(vm, cluster, release)
-    return spec if isinstance(spec, Rejection) else template_rejection(vm, spec, release)
+    return spec if isinstance(spec, Rejection) else template_rejection(vm, spec, cluster, release)

@@ -1,9 +1,9 @@
 """``ValidateVirtualMachineSpec`` (``pkg/virt-api/webhooks/validating-webhook/admitters/vms-admitter.go``): the VM
 validating webhook's rules on the VM's spec, after the instancetype and preference are applied to a copy.
 
-:func:`validate_vm_spec` returns, in upstream's order, the template spec's causes
-(:mod:`krm_fn.kubevirt.webhooks.vmi.create`), the dataVolumeTemplates' and the run strategy's.
-The template's metadata and the live-update rules are not here yet (issue 36).
+:func:`validate_vm_spec` returns, in upstream's order, the template metadata's causes
+(:mod:`krm_fn.kubevirt.webhooks.vmi.metadata`), the template spec's (:mod:`krm_fn.kubevirt.webhooks.vmi.create`),
+the dataVolumeTemplates', the run strategy's and, under the LiveUpdate rollout strategy, the hotplug limits'.
 """
 
 from __future__ import annotations
@@ -11,20 +11,26 @@ from __future__ import annotations
 from typing import Any, Final
 
 from krm_fn.kube.paths import Obj, as_list, as_map
+from krm_fn.kube.quantity import QuantityError
+from krm_fn.kube.quantity_json import parsed
 from krm_fn.kube.status import INVALID, REQUIRED, Cause
+from krm_fn.kubevirt.webhooks.config import WebhookConfig
 from krm_fn.kubevirt.webhooks.vmi.create import TEMPLATE_SPEC, validate_vmi_spec
-from krm_fn.kubevirt_versions import LATEST, Release
+from krm_fn.kubevirt.webhooks.vmi.metadata import validate_metadata
 
 RUN_STRATEGIES: Final = ("Halted", "Manual", "Always", "RerunOnFailure", "Once")
-# a run strategy behind a feature gate: refused only when the gate is off, which waits for the cluster's gates
+# a run strategy behind a feature gate (v1.6+)
 GATED_RUN_STRATEGY: Final = "WaitAsReceiver"
+GATED_RUN_STRATEGY_GATE: Final = "DecentralizedLiveMigration"
 
 
-def validate_vm_spec(vm_spec: Obj, template_spec: Obj, release: Release = LATEST) -> list[Cause]:
+def validate_vm_spec(vm_spec: Obj, template_spec: Obj, config: WebhookConfig = WebhookConfig()) -> list[Cause]:
     """The causes of a VM's ``spec``, whose template spec (with the specs applied) is ``template_spec``."""
-    return validate_vmi_spec(TEMPLATE_SPEC, template_spec, release) + \
+    metadata = as_map(as_map(vm_spec.get("template")).get("metadata"))
+    return validate_metadata("spec.template.metadata", metadata, config) + \
+        validate_vmi_spec(TEMPLATE_SPEC, template_spec, config) + \
         _data_volume_templates(as_list(vm_spec.get("dataVolumeTemplates")), as_list(template_spec.get("volumes"))) + \
-        _run_strategy(vm_spec, release)
+        _run_strategy(vm_spec, config) + _live_update(template_spec, config)
 
 
 def _data_volume_templates(templates: list[Any], volumes: list[Any]) -> list[Cause]:
@@ -49,7 +55,7 @@ def _uses(volume: Any, name: str) -> bool:
         isinstance(data, dict) and data.get("name", "") == name
 
 
-def _run_strategy(vm_spec: Obj, release: Release) -> list[Cause]:
+def _run_strategy(vm_spec: Obj, config: WebhookConfig) -> list[Cause]:
     running, strategy = vm_spec.get("running"), vm_spec.get("runStrategy")
     causes = []
     if running is not None and strategy is not None:
@@ -57,7 +63,69 @@ def _run_strategy(vm_spec: Obj, release: Release) -> list[Cause]:
                                                      "Running is deprecated, please use RunStrategy instead"))
     if running is None and strategy is None:
         causes.append(Cause(INVALID, "spec.running", "RunStrategy must be specified"))
-    known = RUN_STRATEGIES + ((GATED_RUN_STRATEGY,) if release.wait_as_receiver else ())
-    if strategy is not None and strategy not in known:
+    if strategy == GATED_RUN_STRATEGY and config.release.wait_as_receiver:
+        if not config.gate(GATED_RUN_STRATEGY_GATE):
+            causes.append(Cause(INVALID, "spec.runStrategy", f"Invalid RunStrategy ({strategy}), "
+                                                             f"{GATED_RUN_STRATEGY_GATE} feature gate is not enabled "
+                                                             "in kubevirt resource"))
+    elif strategy is not None and strategy not in RUN_STRATEGIES:
         causes.append(Cause(INVALID, "spec.runStrategy", f"Invalid RunStrategy ({strategy})"))
     return causes
+
+
+def _live_update(spec: Obj, config: WebhookConfig) -> list[Cause]:
+    """``validateLiveUpdateFeatures``: under LiveUpdate, sockets within maxSockets and guest memory within maxGuest."""
+    if not config.live_update():
+        return []
+    domain = as_map(spec.get("domain"))
+    cpu, memory = as_map(domain.get("cpu")), as_map(domain.get("memory"))
+    causes = []
+    sockets, max_sockets = int(cpu.get("sockets") or 0), int(cpu.get("maxSockets") or 0)
+    if sockets and max_sockets and sockets > max_sockets:
+        causes.append(Cause(INVALID, f"{TEMPLATE_SPEC}.domain.cpu.sockets",
+                            "Number of sockets in CPU topology is greater than the maximum sockets allowed"))
+    if memory.get("maxGuest") is not None:
+        causes += _live_update_memory(domain, memory, str(spec.get("architecture", "")))
+    return causes
+
+
+HOTPLUG_ALIGNMENT: Final = 2 * 1024 * 1024  # converter.MemoryHotplugBlockAlignmentBytes
+
+
+def _live_update_memory(domain: Obj, memory: Obj, architecture: str) -> list[Cause]:
+    """``validateLiveUpdateMemory``: what memory hotplug (a maxGuest) rules out, and the sizes it needs."""
+    cpu = as_map(domain.get("cpu"))
+    at = TEMPLATE_SPEC
+    causes = []
+    for present, where, words in (
+            (cpu.get("realtime") is not None, "domain.cpu.realtime", "realtime VMs"),
+            (as_map(cpu.get("numa")).get("guestMappingPassthrough") is not None,
+             "domain.cpu.numa.guestMappingPassthrough", "guest mapping passthrough"),
+            (domain.get("launchSecurity") is not None, "domain.launchSecurity", "encrypted VMs"),
+            (bool(cpu.get("dedicatedCpuPlacement")), "domain.cpu.dedicatedCpuPlacement", "dedicated CPUs")):
+        if present:
+            causes.append(Cause(INVALID, f"{at}.{where}", f"Memory hotplug is not compatible with {words}"))
+    guest, max_guest = _bytes(memory.get("guest")), _bytes(memory.get("maxGuest"))
+    if guest is None:
+        causes.append(Cause(INVALID, f"{at}.domain.memory.guest",
+                            "Guest memory must be configured when memory hotplug is enabled"))
+    elif max_guest is not None and guest > max_guest:
+        causes.append(Cause(INVALID, f"{at}.domain.memory.guest", "Guest memory is greater than the configured maxGuest "
+                                                                  "memory"))
+    elif guest % HOTPLUG_ALIGNMENT:
+        causes.append(Cause(INVALID, f"{at}.domain.memory.guest", "Guest memory must be 2Mi aligned"))
+    if max_guest is not None and max_guest % HOTPLUG_ALIGNMENT:
+        causes.append(Cause(INVALID, f"{at}.domain.memory.maxGuest", "MaxGuest must be 2Mi aligned"))
+    if architecture != "amd64":
+        causes.append(Cause(INVALID, f"{at}.architecture", "Memory hotplug is only available for x86_64 VMs"))
+    return causes
+
+
+def _bytes(value: Any) -> int | None:
+    """A quantity's value in bytes; None when unset or not a quantity."""
+    if value is None:
+        return None
+    try:
+        return parsed(value).value()
+    except QuantityError:
+        return None

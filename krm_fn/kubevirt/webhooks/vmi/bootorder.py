@@ -1,8 +1,8 @@
 """``validateBootOrder`` (``vmi-create-admitter.go``): each disk's volume, what a LUN or a downwardMetrics volume may
 be mapped to, and boot orders unique over the disks and the interfaces.
 
-An empty CD-ROM (a CD-ROM disk without a volume) is refused only while its feature gate is off; that waits for the
-cluster's feature gates (issue 36), so it is not refused here.
+An empty CD-ROM (a CD-ROM disk without a volume) needs the DeclarativeHotplugVolumes gate (v1.6+; before, its volume
+is not found).
 """
 
 from __future__ import annotations
@@ -11,9 +11,10 @@ from typing import Any
 
 from krm_fn.kube.paths import Obj, as_list, as_map
 from krm_fn.kube.status import INVALID, REQUIRED, Cause
+from krm_fn.kubevirt.webhooks.config import WebhookConfig
 
 
-def validate_boot_order(field: str, spec: Obj) -> list[Cause]:
+def validate_boot_order(field: str, spec: Obj, config: WebhookConfig) -> list[Cause]:
     """The causes of the disks against the volumes, then of every boot order (``field``: the template spec)."""
     devices = as_map(as_map(spec.get("domain")).get("devices"))
     volumes = {v.get("name"): v for v in as_list(spec.get("volumes")) if isinstance(v, dict)}
@@ -25,8 +26,11 @@ def validate_boot_order(field: str, spec: Obj) -> list[Cause]:
             continue
         at = f"{disks_at}[{idx}]"
         volume = volumes.get(disk.get("name", ""))
-        if volume is None and disk.get("cdrom") is None:
+        if volume is None and (disk.get("cdrom") is None or not config.release.empty_cdrom):
             causes.append(Cause(INVALID, f"{at}.name", f"{at}.Name '{disk.get('name', '')}' not found."))
+        elif volume is None and not config.gate("DeclarativeHotplugVolumes"):
+            causes.append(Cause(INVALID, f"{at}.name", "DeclarativeHotplugVolumes feature gate not enabled, cannot "
+                                                       "define an empty CD-ROM disk"))
         if disk.get("lun") is not None and volume is not None and volume.get("persistentVolumeClaim") is None \
                 and volume.get("dataVolume") is None:
             causes.append(Cause(INVALID, f"{at}.lun",

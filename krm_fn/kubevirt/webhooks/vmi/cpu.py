@@ -1,8 +1,6 @@
-"""The VMI spec's CPU rules (``vmi-create-admitter.go``): requests and limits, dedicated CPU placement, the
-emulator thread's isolation, the CPU features' policies, and realtime's requirements.
-
-NUMA passthrough and the arm64 thread rule depend on the cluster's configuration; they wait for it (issue 36).
-"""
+"""The VMI spec's CPU rules (``vmi-create-admitter.go``): requests and limits, dedicated CPU placement, NUMA
+passthrough, the emulator thread's isolation, the CPU features' policies, CPU hotplug, and realtime's
+requirements."""
 
 from __future__ import annotations
 
@@ -34,8 +32,9 @@ def vcpus(cpu: Obj) -> int:
     return count
 
 
-def validate_cpu(field: str, domain: Obj, release: Release = LATEST) -> list[Cause]:
-    """Requests and limits, dedicated placement, isolation, feature policies (``field``: the template spec)."""
+def validate_cpu(field: str, domain: Obj, release: Release = LATEST, architecture: str = "amd64") -> list[Cause]:
+    """Requests and limits, dedicated placement, NUMA, isolation, feature policies, hotplug (``field``: the
+    template spec; ``architecture``: the VMI's, its default set)."""
     resources = as_map(domain.get("resources"))
     request, limit = quantity(resources, "requests", "cpu"), quantity(resources, "limits", "cpu")
     req_at, lim_at = f"{field}.domain.resources.requests.cpu", f"{field}.domain.resources.limits.cpu"
@@ -48,7 +47,8 @@ def validate_cpu(field: str, domain: Obj, release: Release = LATEST) -> list[Cau
         causes.append(Cause(INVALID, req_at, f"{req_at} '{request}' is greater than {lim_at} '{limit}'"))
     cpu = as_map(domain.get("cpu"))
     if cpu.get("dedicatedCpuPlacement"):
-        causes += _dedicated(field, domain, cpu, request, limit, release)
+        causes += _dedicated(field, domain, cpu, request, limit, release, architecture)
+    causes += _numa(field, domain, cpu)
     if cpu.get("isolateEmulatorThread") and not cpu.get("dedicatedCpuPlacement"):
         causes.append(Cause(INVALID, f"{field}.domain.cpu.isolateEmulatorThread",
                             "IsolateEmulatorThread should be only set in combination with DedicatedCPUPlacement"))
@@ -57,11 +57,30 @@ def validate_cpu(field: str, domain: Obj, release: Release = LATEST) -> list[Cau
             causes.append(Cause(NOT_SUPPORTED, f"{field}.domain.cpu.features[{idx}].policy",
                                 f"CPU feature {feature.get('name', '')} uses policy {feature.get('policy', '')} that "
                                 "is not supported."))
+    max_sockets = int(cpu.get("maxSockets") or 0)
+    if max_sockets and int(cpu.get("sockets") or 0) > max_sockets:
+        causes.append(Cause(INVALID, f"{field}.domain.cpu.sockets",
+                            "Number of sockets in CPU topology is greater than the maximum sockets allowed"))
+    return causes
+
+
+def _numa(field: str, domain: Obj, cpu: Obj) -> list[Cause]:
+    """Guest mapping passthrough needs dedicated CPUs and hugepages."""
+    if as_map(cpu.get("numa")).get("guestMappingPassthrough") is None:
+        return []
+    at = f"{field}.domain.cpu.numa.guestMappingPassthrough"
+    causes = []
+    if not cpu.get("dedicatedCpuPlacement"):
+        causes.append(Cause(INVALID, at, f"{field}.domain.cpu.dedicatedCpuPlacement must be set to true when NUMA "
+                                         f"topology strategy is set in {at}"))
+    if as_map(domain.get("memory")).get("hugepages") is None:
+        causes.append(Cause(INVALID, at, f"{field}.domain.memory.hugepages must be requested when NUMA topology "
+                                         f"strategy is set in {at}"))
     return causes
 
 
 def _dedicated(field: str, domain: Obj, cpu: Obj, request: Quantity, limit: Quantity,
-               release: Release) -> list[Cause]:
+               release: Release, architecture: str) -> list[Cause]:
     resources = as_map(domain.get("resources"))
     memory = as_map(domain.get("memory"))
     mem_request, mem_limit = quantity(resources, "requests", "memory"), quantity(resources, "limits", "memory")
@@ -96,6 +115,10 @@ def _dedicated(field: str, domain: Obj, cpu: Obj, request: Quantity, limit: Quan
                                                 f"same time with {field}.domain.cpu.cores when DedicatedCPUPlacement "
                                                 "is true "))
     threads = int(cpu.get("threads") or 0)
+    if threads > 1 and architecture == "arm64":
+        causes.append(Cause(INVALID, f"{field}.architecture",
+                            f"threads must not be greater than 1 at {field}.domain.cpu.threads (got {threads}) when "
+                            f"{field}.architecture is arm64"))
     if threads > 2:
         causes.append(Cause(INVALID, placement, f"Not more than two threads must be provided at "
                                                 f"{field}.domain.cpu.threads (got {threads}) when DedicatedCPUPlacement "

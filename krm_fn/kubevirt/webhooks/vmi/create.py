@@ -2,7 +2,7 @@
 
 The VM validating webhook runs it on the VM's template spec, once the instancetype and preference are applied.
 :func:`validate_vmi_spec` returns its causes in upstream's order.
-It holds the families listed in :func:`validate_vmi_spec`; issue 36 adds the others.
+It holds the families listed in :func:`validate_vmi_spec`; the network admitter is not among them yet.
 """
 
 from __future__ import annotations
@@ -24,36 +24,55 @@ from krm_fn.kubevirt.webhooks.vmi.devices import (
     validate_sound,
     validate_start_strategy,
 )
+from krm_fn.kubevirt.webhooks.config import WebhookConfig
 from krm_fn.kubevirt.webhooks.vmi.dns import validate_dns, validate_names
+from krm_fn.kubevirt.webhooks.vmi.features import (
+    validate_architecture,
+    validate_eviction,
+    validate_gated_devices,
+    validate_host_devices,
+    validate_panic_devices,
+    validate_video,
+)
 from krm_fn.kubevirt.webhooks.vmi.firmware import validate_acpi, validate_firmware, validate_serial
-from krm_fn.kubevirt_versions import LATEST, Release
+from krm_fn.kubevirt.webhooks.vmi.launchsecurity import validate_launch_security
+from krm_fn.kubevirt.webhooks.vmi.memory import validate_emulated_machine, validate_memory
 
 TEMPLATE_SPEC: Final = "spec.template.spec"
 MAX_CAUSES: Final = 10  # a refusal carries the first ten causes, and says how many more there were
 
 
-def validate_vmi_spec(field: str, spec: Obj, release: Release = LATEST) -> list[Cause]:
-    """The causes of a VMI spec at ``field`` (a VM's template spec: ``spec.template.spec``), as ``release`` finds them.
+def validate_vmi_spec(field: str, spec: Obj, config: WebhookConfig = WebhookConfig()) -> list[Cause]:
+    """The causes of a VMI spec at ``field`` (a VM's template spec: ``spec.template.spec``), as ``config``'s release
+    and cluster find them.
 
-    The families held so far, in upstream's order: names, firmware serial, ACPI, CPU, start strategy, realtime, boot order, devices and probes, the domain
-    (disks, firmware), the volumes, the containerDisk paths, the access credentials, DNS, ramfb and sound."""
+    The families held so far, in upstream's order: names, memory, the machine type, firmware serial, ACPI, CPU,
+    start strategy, realtime, the architecture's gate, boot order, devices and probes, the domain (disks,
+    firmware), the volumes, the containerDisk paths, the access credentials, DNS, the eviction strategy, ramfb,
+    host devices, sound, launch security, the gated devices, video and panic devices."""
+    release = config.release
     domain = as_map(spec.get("domain"))
     devices = as_map(domain.get("devices"))
     disks = devices.get("disks")
     volumes = as_list(spec.get("volumes"))
-    causes = validate_names(field, spec) + validate_serial(field, domain)
-    causes += validate_acpi(f"{field}.acpi", spec, release) + validate_cpu(field, domain, release)
+    causes = validate_names(field, spec) + validate_memory(field, spec, config)
+    causes += validate_emulated_machine(field, spec, config) + validate_serial(field, domain)
+    causes += validate_acpi(f"{field}.acpi", spec, release)
+    causes += validate_cpu(field, domain, release, str(spec.get("architecture") or config.cluster.architecture))
     causes += validate_start_strategy(field, spec) + validate_realtime(field, domain)
-    causes += validate_boot_order(field, spec) + validate_inputs(field, devices)
+    causes += validate_architecture(field, spec, config)
+    causes += validate_boot_order(field, spec, config) + validate_inputs(field, devices)
     causes += validate_io_threads_policy(field, domain) + validate_probes(field, spec)
     if isinstance(disks, list):
         causes += validate_disks(f"{field}.domain.devices.disks", disks, release)
     causes += validate_firmware(f"{field}.domain", domain)
-    causes += validate_volumes(f"{field}.volumes", volumes) + validate_container_disks(field + ".volumes", volumes)
+    causes += validate_volumes(f"{field}.volumes", volumes, config.gate)
+    causes += validate_container_disks(field + ".volumes", volumes)
     causes += validate_access_credentials(f"{field}.accessCredentials", as_list(spec.get("accessCredentials")), volumes)
-    return causes + validate_dns(field, spec) + validate_ramfb(field, devices) + validate_sound(field, devices)
-
-
+    causes += validate_dns(field, spec) + validate_eviction(field, spec, config) + validate_ramfb(field, devices)
+    causes += validate_host_devices(field, devices, config) + validate_sound(field, devices)
+    causes += validate_launch_security(field, spec, config) + validate_gated_devices(field, spec, devices, config)
+    return causes + validate_video(field, devices, config) + validate_panic_devices(field, spec, devices, config)
 
 
 def refusal_message(causes: list[Cause]) -> str:

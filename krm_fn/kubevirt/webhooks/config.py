@@ -1,0 +1,25 @@
+"""``WebhookConfig``: what a webhook rule reads besides the object, as upstream's ``virtconfig.ClusterConfig``."""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from krm_fn.kubevirt.cluster import ClusterConfig
+from krm_fn.kubevirt.featuregates import enabled
+from krm_fn.kubevirt_versions import LATEST, Release
+
+
+class WebhookConfig(NamedTuple):
+    """The release whose rules run, and the cluster's configuration."""
+
+    release: Release = LATEST
+    cluster: ClusterConfig = ClusterConfig()
+
+    def gate(self, name: str) -> bool:
+        """Whether feature gate ``name`` is on."""
+        return enabled(self.cluster, self.release, name)
+
+    def live_update(self) -> bool:
+        """``IsVMRolloutStrategyLiveUpdate``: the configured rollout strategy, else the release's default."""
+        strategy = self.cluster.vm_rollout_strategy
+        return strategy == "LiveUpdate" if strategy else self.release.live_update_default
