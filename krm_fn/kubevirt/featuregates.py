@@ -20,6 +20,7 @@ State = Literal["Alpha", "Beta", "GA"]
 
 # gate -> (release line, state from that line on), oldest first; each from a shared/conformance-vms case
 STATES: Final[Mapping[str, tuple[tuple[str, State], ...]]] = {
+    "InstancetypeReferencePolicy": (("v1.5", "Beta"), ("v1.6", "GA")),  # shared/docs/gitops-field-notes.md 2.1
     "PanicDevices": (("v1.9", "GA"),),  # case 241
     "VideoConfig": (("v1.9", "GA"),),  # case 235
     "PasstBinding": (("v1.9", "Beta"),),  # case 119

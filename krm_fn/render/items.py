@@ -26,11 +26,12 @@ from krm_fn.kubevirt.pipeline import VmStages, vm_stages
 from krm_fn.kubevirt.revision import is_instancetype_revision
 from krm_fn.render.revisions import with_sync_wave
 from krm_fn.kubevirt.webhooks.admission import Decision, decided, refused, served
+from krm_fn.kubevirt.webhooks.config import WebhookConfig
 from krm_fn.render.admission import describe
 from krm_fn.render.carriers import Carried, carried, moved, unchecked, with_pool_spec
 from krm_fn.kube import kpt_annotations
 from krm_fn.render.hints import HintCache, rejection_results
-from krm_fn.render.pinning import Pinning, unpinned
+from krm_fn.render.pinning import Pinning, reference_policy_result, unpinned
 from krm_fn.render.rendered import Rendered
 from krm_fn.render.spec import RendererSpec
 from krm_fn.results import FOLLOWS_FROM, Result
@@ -47,6 +48,8 @@ class ItemRenderer:
         self.hints: HintCache = {}
         self.pinning = Pinning(spec.revisions, spec.kubevirt_version, index, items)
         self.release = release(spec.kubevirt_version)  # the KubeVirt release whose answer is rendered
+        # the cluster's instancetype.referencePolicy, as this release honours it (krm_fn.render.pinning)
+        self.reference_policy = WebhookConfig(self.release, spec.cluster).reference_policy()
         # the renderer's template parameter values (NAME=value), over each template's own
         self.template_values = {name.strip(): value for name, _, value in
                                 (p.partition("=") for p in spec.template_parameters)}
@@ -187,6 +190,10 @@ class ItemRenderer:
             return vm
         if mode == "expand":
             return stages.expanded if stages.expanded is not None else vm
+        if stages.inferred is not None and self.reference_policy != "reference":  # not expand mode (above)
+            done.results.append(reference_policy_result(vm, self.reference_policy, mode))
+            if mode == "revisions":
+                return vm
         if mode == "revisions" and stages.inferred is not None:  # the VM has matchers
             return self.pinning.pin(vm, stages, done)
         return vm

@@ -13,7 +13,7 @@ from krm_fn.kube.identity import name_of
 from krm_fn.kube import kpt_annotations
 from krm_fn.kube.api import FAMILIES, KIND_CONTROLLER_REVISION, LABEL_OBJECT_NAME, LABEL_OBJECT_VERSION, Family
 from krm_fn.kube.meta import LABEL_VALUE_MAX
-from krm_fn.kube.paths import Obj, get
+from krm_fn.kube.paths import Obj, as_map, get
 from krm_fn.kubevirt.find.found import FindError, Found
 from krm_fn.kubevirt.find.object import find_object, live_object
 from krm_fn.kubevirt.pipeline import VmStages
@@ -30,6 +30,23 @@ NAMELESS: Final = (
     "not pinned: this VirtualMachine has no metadata.name (only generateName) and per-vm revisions are named "
     "after their VM, a name the API server makes only on create; it is left as it is, and KubeVirt pins it in "
     "the cluster when it is created (revisions.scope: shared names revisions after their content only, and pins it)")
+
+
+def reference_policy_result(vm: Obj, policy: str, mode: str) -> Result:
+    """A VM with matchers under ``instancetype.referencePolicy`` ``policy`` (expand, expandAll): virt-controller
+    expands it in the cluster, so Git should hold it expanded. An error in revisions mode, a warning in validate."""
+    spec = as_map(vm.get("spec"))
+    family = next((f for f in FAMILIES if isinstance(spec.get(f), dict)), FAMILIES[0])
+    what = ("expands every VM with an instancetype or preference into its template and deletes the "
+            "ControllerRevisions it used" if policy == "expandAll" else
+            "expands a VM with an instancetype or preference into its template when its status names no revision "
+            "yet, as for every VM created from Git")
+    then = "so pins would not hold and the cluster would differ from Git" if mode == "revisions" \
+        else "so the cluster will differ from Git"
+    message = (f"the cluster's KubeVirt sets instancetype.referencePolicy: {policy}: virt-controller {what}, {then}; "
+               "commit this VM as expand mode renders it (spec.mode: expand)")
+    return Result.for_object(message, vm, "error" if mode == "revisions" else "warning", field_path=f"spec.{family}",
+                             tags=(("stage", "referencePolicy"),))
 
 
 def unpinned(vm: Obj) -> Obj:

@@ -19,6 +19,11 @@ class WebhookConfig(NamedTuple):
         """Whether feature gate ``name`` is on."""
         return enabled(self.cluster, self.release, name)
 
+    def reference_policy(self) -> str:
+        """``GetInstancetypeReferencePolicy``: the configured policy, honoured where its gate is on (GA from v1.6)."""
+        policy = self.cluster.reference_policy
+        return policy if self.gate("InstancetypeReferencePolicy") else "reference"
+
     def live_update(self) -> bool:
         """``IsVMRolloutStrategyLiveUpdate``: the configured rollout strategy, else the release's default."""
         strategy = self.cluster.vm_rollout_strategy

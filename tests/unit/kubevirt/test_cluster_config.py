@@ -114,3 +114,42 @@ def test_beta_gates_are_on_from_v1_9_unless_disabled(line: str) -> None:
     assert not enabled(ClusterConfig(disabled_feature_gates=("PasstBinding",)), release, "PasstBinding")
     assert enabled(ClusterConfig(feature_gates=("PasstBinding",)), release, "PasstBinding")
     assert not enabled(ClusterConfig(), release, "VSOCK")  # Alpha everywhere
+
+
+# --- instancetype.referencePolicy (item 4; shared/docs/gitops-field-notes.md section 2) -------------------------
+def _vm_with_instancetype() -> tuple[list[Obj], Obj]:
+    it = {"apiVersion": "instancetype.kubevirt.io/v1beta1", "kind": "VirtualMachineClusterInstancetype",
+          "metadata": {"name": "small"}, "spec": {"cpu": {"guest": 1}, "memory": {"guest": "1Gi"}}}
+    return [it], builders.make_vm(instancetype={"name": "small"})
+
+
+@pytest.mark.parametrize("policy", ("expand", "expandAll"))
+def test_revisions_under_an_expanding_policy_is_an_error_on_each_vm(policy: str) -> None:
+    objects, vm = _vm_with_instancetype()
+    out, code = run([kubevirt(instancetype={"referencePolicy": policy}), *objects, vm], "revisions")
+    assert code == 1
+    found = [(r["severity"], r["resourceRef"]["kind"], r["field"]["path"]) for r in builders.problems(out)]
+    assert found == [("error", "VirtualMachine", "spec.instancetype")]
+    message = builders.problems(out)[0]["message"]
+    assert f"instancetype.referencePolicy: {policy}" in message and "spec.mode: expand" in message
+    assert ("deletes the ControllerRevisions" in message) == (policy == "expandAll")
+    # the VM is left as it is: no revision written for it
+    assert [i["kind"] for i in out["items"] if i["kind"] == "ControllerRevision"] == []
+
+
+@pytest.mark.parametrize(("mode", "severities"), [("expand", []), ("validate", ["warning"])])
+def test_expand_says_nothing_and_validate_warns_under_expand_all(mode: str, severities: list[str]) -> None:
+    objects, vm = _vm_with_instancetype()
+    out, code = run([kubevirt(instancetype={"referencePolicy": "expandAll"}), *objects, vm], mode)
+    assert code == 0
+    assert [r["severity"] for r in builders.problems(out)] == severities
+
+
+def test_v1_5_honours_the_policy_only_with_its_gate() -> None:
+    objects, vm = _vm_with_instancetype()
+    policy = {"instancetype": {"referencePolicy": "expandAll"}}
+    _, code = run([kubevirt(**policy), *objects, copy.deepcopy(vm)], "revisions", kubevirtVersion="v1.5")
+    assert code == 0
+    gated = kubevirt(**policy, developerConfiguration={"featureGates": ["InstancetypeReferencePolicy"]})
+    _, code = run([gated, *objects, vm], "revisions", kubevirtVersion="v1.5")
+    assert code == 1

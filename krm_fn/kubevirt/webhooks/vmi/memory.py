@@ -8,6 +8,7 @@ from typing import Final
 
 from krm_fn.kube.paths import Obj, as_map
 from krm_fn.kube.quantity import Quantity, QuantityError
+from krm_fn.kube.quantity_json import parsed
 from krm_fn.kube.status import INVALID, Cause
 from krm_fn.kubevirt.cluster import architecture_configuration
 from krm_fn.kubevirt.webhooks.config import WebhookConfig
@@ -55,7 +56,7 @@ def validate_memory(field: str, spec: Obj, config: WebhookConfig) -> list[Cause]
 
 def _quantity(value: object) -> Quantity | None:
     try:
-        return Quantity.parse(str(value))
+        return parsed(value)
     except QuantityError:
         return None
 
