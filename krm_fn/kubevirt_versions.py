@@ -83,6 +83,12 @@ class Release(NamedTuple):
     launch_security_arch: bool = True
     # a CD-ROM disk may have no volume (behind the DeclarativeHotplugVolumes gate)         v1.6+
     empty_cdrom: bool = True
+    # macvtap and passt bindings refused on create as discontinued (a gate before)        v1.8+
+    discontinued_bindings: bool = True
+    # an interface has exactly one binding method or plugin                               v1.9+
+    binding_required: bool = True
+    # a forwarded port's number is judged at ports[i].port (ports[i] before)              v1.9+
+    port_field: bool = True
 
 
 # release line -> builtin -> the version its virt-operator embeds and creates cluster-wide (the bundles of the
@@ -98,8 +104,9 @@ DEPLOYED: Final[Mapping[str, Mapping[str, str]]] = {
 
 # what v1.7 and v1.8 lack of v1.9 (v1.8 changed nothing here); the older rows add to it
 _BEFORE_V1_9: Final = dict(panic_device_created=False, video_type=False, launch_security_pref=False,
-                           launch_security_warning=False, infer_snapshot_sources=False, beta_gates_on=False)
-_BEFORE_V1_8: Final = dict(_BEFORE_V1_9, hugepages_page_size_field=False)
+                           launch_security_warning=False, infer_snapshot_sources=False, beta_gates_on=False,
+                           binding_required=False, port_field=False)
+_BEFORE_V1_8: Final = dict(_BEFORE_V1_9, hugepages_page_size_field=False, discontinued_bindings=False)
 _BEFORE_V1_7: Final = dict(_BEFORE_V1_8, launch_security_arch=False, alpha_revisions_decoded=True, matcher_kind_defaulted=True,
                            memory_conflict_whole=True, infer_matcher_message=True, architecture_preference=False,
                            io_threads=False, block_size_bus_checked=False)

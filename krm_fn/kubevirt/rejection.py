@@ -8,6 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final, Literal
 
+from krm_fn.kube.status import Cause
+
 Stage = Literal["schema", "mutate", "admit", "template", "expand", "version", "decode", "validate", "webhook"]
 
 STAGE_PREFIX: Final[dict[str, str]] = {
@@ -25,6 +27,8 @@ class Rejection:
     stage: Stage
     error: str                      # KubeVirt's exact error text
     field_path: str | None = None
+    # the webhook's causes, root cause first, when it gave several (the error joins their messages)
+    causes: tuple[Cause, ...] = ()
 
     @property
     def message(self) -> str:

@@ -34,7 +34,7 @@ from krm_fn.kube.paths import Obj, copy_json, get2
 from krm_fn.kubevirt.find.found import FindError, Matches
 from krm_fn.kubevirt.find.object import not_found, object_kind, resource_of
 from krm_fn.kubevirt.infer import InferError, infer_matcher
-from krm_fn.kubevirt.rejection import Rejection
+from krm_fn.kubevirt.rejection import STAGE_PREFIX, Rejection
 from krm_fn.results import FOLLOWS_FROM, Result
 
 MAX_SUGGESTIONS: Final = 3
@@ -68,8 +68,18 @@ def rejection_results(vm: Obj, rejection: Rejection, index: Index, report_on: Ob
         c.message.startswith(rejection.error) for c in causes)
     if causes and not own:
         tags += ((FOLLOWS_FROM, ", ".join(c.field_path or "" for c in causes)),)
-    verdict = Result.for_object(rejection.message, report_on, field_path=rejection.field_path, tags=tags)
-    return [verdict, *causes] if own or not causes else [*causes, verdict]
+    verdict = verdict_results(rejection, report_on, tags)
+    return [*verdict, *causes] if own or not causes else [*causes, *verdict]
+
+
+def verdict_results(rejection: Rejection, report_on: Obj, tags: tuple[tuple[str, str], ...]) -> list[Result]:
+    """KubeVirt's verdict: one error result per cause of the webhook, root cause first, each in kubectl's words
+    at its own field; a refusal without causes is one result."""
+    prefix = STAGE_PREFIX[rejection.stage]
+    if not rejection.causes:
+        return [Result.for_object(rejection.message, report_on, field_path=rejection.field_path, tags=tags)]
+    return [Result.for_object(prefix + c.message, report_on, field_path=c.field or rejection.field_path, tags=tags)
+            for c in rejection.causes]
 
 
 def reference_results(vm: Obj, rejection: Rejection, index: Index, report_on: Obj, found: Matches,

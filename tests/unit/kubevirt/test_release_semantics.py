@@ -62,6 +62,12 @@ SWITCHES: dict[str, set[str]] = {
     "launch_security_arch": {"v1.7", "v1.8", "v1.9", "v1.10"},
     # shared/conformance-vms case 172
     "empty_cdrom": {"v1.6", "v1.7", "v1.8", "v1.9", "v1.10"},
+    # shared/conformance-vms cases 117, 118
+    "discontinued_bindings": {"v1.8", "v1.9", "v1.10"},
+    # shared/conformance-vms cases 114, 115
+    "binding_required": {"v1.9", "v1.10"},
+    # shared/conformance-vms case 138
+    "port_field": {"v1.9", "v1.10"},
 }
 
 

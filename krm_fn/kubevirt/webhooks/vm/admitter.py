@@ -13,7 +13,7 @@ from krm_fn.kube.api import Family
 from krm_fn.kube.paths import Obj, ensure_map, get2
 from krm_fn.kubevirt.apply.vmi import VM_BASE, apply_to_vmi
 from krm_fn.kubevirt.cluster import ClusterConfig
-from krm_fn.kubevirt.conflict import Conflict, admission_message
+from krm_fn.kubevirt.conflict import Conflict, admission_message, join_causes
 from krm_fn.kubevirt.defaults import NETWORKS_FIELD, DefaultsError, set_default_vmi_spec
 from krm_fn.kubevirt.preference.requirements import check_requirements
 from krm_fn.kubevirt.preference.validation import SPREAD_FIELD, check_spread
@@ -21,7 +21,6 @@ from krm_fn.kubevirt.rejection import Rejection
 from krm_fn.kubevirt.vmcopy import template_copy
 from krm_fn.kubevirt.webhooks.config import WebhookConfig
 from krm_fn.kubevirt.webhooks.vm.spec import validate_vm_spec
-from krm_fn.kubevirt.webhooks.vmi.create import refusal_message
 from krm_fn.kubevirt_versions import LATEST, Release
 
 
@@ -60,7 +59,8 @@ def spread_rejection(it: Obj | None, pref: Obj | None) -> Rejection | None:
 
 
 def conflicts_rejection(conflicts: list[Conflict]) -> Rejection:
-    """The specs conflict with what the VM sets: one cause per conflict."""
+    """The specs conflict with what the VM sets: one cause per conflict, joined in one result (the expand-spec
+    API answers with that one message too)."""
     return Rejection("admit", admission_message(conflicts), str(conflicts[0]))
 
 
@@ -76,7 +76,9 @@ def template_rejection(vm: Obj, spec: Obj, cluster: ClusterConfig, release: Rele
     KubeVirt's defaults set (:func:`defaulted_spec` for a VM without specs)."""
     vm_spec = vm.get("spec")
     causes = validate_vm_spec(vm_spec if isinstance(vm_spec, dict) else {}, spec, WebhookConfig(release, cluster))
-    return Rejection("template", refusal_message(causes), causes[0].field) if causes else None
+    if not causes:
+        return None
+    return Rejection("template", join_causes([c.message for c in causes]), causes[0].field, tuple(causes))
 
 
 def defaulted_spec(vm: Obj, cluster: ClusterConfig, release: Release = LATEST) -> Obj | Rejection:

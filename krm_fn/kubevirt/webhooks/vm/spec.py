@@ -14,6 +14,7 @@ from krm_fn.kube.paths import Obj, as_list, as_map
 from krm_fn.kube.quantity import QuantityError
 from krm_fn.kube.quantity_json import parsed
 from krm_fn.kube.status import INVALID, REQUIRED, Cause
+from krm_fn.kubevirt.network.admitter import validate_creation, validate_discontinued_gates
 from krm_fn.kubevirt.webhooks.config import WebhookConfig
 from krm_fn.kubevirt.webhooks.vmi.create import TEMPLATE_SPEC, validate_vmi_spec
 from krm_fn.kubevirt.webhooks.vmi.metadata import validate_metadata
@@ -25,7 +26,11 @@ GATED_RUN_STRATEGY_GATE: Final = "DecentralizedLiveMigration"
 
 
 def validate_vm_spec(vm_spec: Obj, template_spec: Obj, config: WebhookConfig = WebhookConfig()) -> list[Cause]:
-    """The causes of a VM's ``spec``, whose template spec (with the specs applied) is ``template_spec``."""
+    """The causes of a VM's ``spec``, whose template spec (with the specs applied) is ``template_spec``; a
+    discontinued gate or interface binding refuses the VM alone (the webhook's checks on CREATE)."""
+    discontinued = validate_discontinued_gates(template_spec, config) or validate_creation(template_spec, config)
+    if discontinued:
+        return discontinued
     metadata = as_map(as_map(vm_spec.get("template")).get("metadata"))
     return validate_metadata("spec.template.metadata", metadata, config) + \
         validate_vmi_spec(TEMPLATE_SPEC, template_spec, config) + \

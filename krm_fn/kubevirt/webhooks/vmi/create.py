@@ -2,7 +2,7 @@
 
 The VM validating webhook runs it on the VM's template spec, once the instancetype and preference are applied.
 :func:`validate_vmi_spec` returns its causes in upstream's order.
-It holds the families listed in :func:`validate_vmi_spec`; the network admitter is not among them yet.
+It holds the families listed in :func:`validate_vmi_spec`.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from typing import Final
 
 from krm_fn.kube.paths import Obj, as_list, as_map
 from krm_fn.kube.status import Cause
+from krm_fn.kubevirt.network.admitter import validate_network
 from krm_fn.kubevirt.storage.disks import validate_container_disks, validate_disks
 from krm_fn.kubevirt.storage.volumes import validate_volumes
 from krm_fn.kubevirt.webhooks.vmi.bootorder import validate_boot_order
@@ -39,7 +40,6 @@ from krm_fn.kubevirt.webhooks.vmi.launchsecurity import validate_launch_security
 from krm_fn.kubevirt.webhooks.vmi.memory import validate_emulated_machine, validate_memory
 
 TEMPLATE_SPEC: Final = "spec.template.spec"
-MAX_CAUSES: Final = 10  # a refusal carries the first ten causes, and says how many more there were
 
 
 def validate_vmi_spec(field: str, spec: Obj, config: WebhookConfig = WebhookConfig()) -> list[Cause]:
@@ -47,7 +47,7 @@ def validate_vmi_spec(field: str, spec: Obj, config: WebhookConfig = WebhookConf
     and cluster find them.
 
     The families held so far, in upstream's order: names, memory, the machine type, firmware serial, ACPI, CPU,
-    start strategy, realtime, the architecture's gate, boot order, devices and probes, the domain (disks,
+    start strategy, realtime, the architecture's gate, the networks and interfaces, boot order, devices and probes, the domain (disks,
     firmware), the volumes, the containerDisk paths, the access credentials, DNS, the eviction strategy, ramfb,
     host devices, sound, launch security, the gated devices, video and panic devices."""
     release = config.release
@@ -60,7 +60,7 @@ def validate_vmi_spec(field: str, spec: Obj, config: WebhookConfig = WebhookConf
     causes += validate_acpi(f"{field}.acpi", spec, release)
     causes += validate_cpu(field, domain, release, str(spec.get("architecture") or config.cluster.architecture))
     causes += validate_start_strategy(field, spec) + validate_realtime(field, domain)
-    causes += validate_architecture(field, spec, config)
+    causes += validate_architecture(field, spec, config) + validate_network(field, spec, config)
     causes += validate_boot_order(field, spec, config) + validate_inputs(field, devices)
     causes += validate_io_threads_policy(field, domain) + validate_probes(field, spec)
     if isinstance(disks, list):
@@ -73,10 +73,3 @@ def validate_vmi_spec(field: str, spec: Obj, config: WebhookConfig = WebhookConf
     causes += validate_host_devices(field, devices, config) + validate_sound(field, devices)
     causes += validate_launch_security(field, spec, config) + validate_gated_devices(field, spec, devices, config)
     return causes + validate_video(field, devices, config) + validate_panic_devices(field, spec, devices, config)
-
-
-def refusal_message(causes: list[Cause]) -> str:
-    """The webhook's ``Status.message`` for ``causes``: the first ten messages joined, then how many more."""
-    shown = ", ".join(c.message for c in causes[:MAX_CAUSES])
-    more = len(causes) - MAX_CAUSES
-    return f"{shown}, and {more} more validation errors" if more > 0 else shown

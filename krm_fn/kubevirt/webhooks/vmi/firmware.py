@@ -14,7 +14,7 @@ from krm_fn.kubevirt_versions import LATEST, Release
 def validate_acpi(field: str, spec: Obj, release: Release = LATEST) -> list[Cause]:
     """``firmware.acpi``: a SLIC or MSDM table, each naming a Secret volume (``field`` is upstream's, ``...acpi``).
 
-    Before v1.6 the table is SLIC alone, and an empty name is looked up like any other."""
+    Before v1.6 the table is SLIC alone, an empty name is looked up like any other, and a cause names ``acpi``."""
     firmware = as_map(as_map(spec.get("domain")).get("firmware"))
     acpi = firmware.get("acpi")
     if not isinstance(acpi, dict):
@@ -28,12 +28,12 @@ def validate_acpi(field: str, spec: Obj, release: Release = LATEST) -> list[Caus
         _acpi_ref(field, acpi.get("msdmNameRef", ""), volumes, "msdmNameRef")
 
 
-def _acpi_ref(field: str, name: str, volumes: list[dict[str, Any]], key: str, empty: bool = False) -> list[Cause]:
-    if not name and not empty:
+def _acpi_ref(field: str, name: str, volumes: list[dict[str, Any]], key: str, slic_only: bool = False) -> list[Cause]:
+    if not name and not slic_only:
         return []
     volume = next((v for v in volumes if v.get("name") == name), None)
-    if volume is None:
-        return [Cause(INVALID, f"{field}.{key}", f"{field} does not have a matching Volume.")]
+    if volume is None:  # v1.5 names acpi itself here
+        return [Cause(INVALID, field if slic_only else f"{field}.{key}", f"{field} does not have a matching Volume.")]
     if volume.get("secret") is None:
         return [Cause(INVALID, f"{field}.{key}", f"{field} refers to Volume of unsupported type.")]
     return []
