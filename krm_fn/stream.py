@@ -25,7 +25,8 @@ from typing import Any, Final
 from krm_fn.errors import InputError
 from krm_fn.io.inputs import Skipped, Source
 from krm_fn.io.source import Origin
-from krm_fn.io.resourcelist import ResourceList, line_of, lines_of, origin_of, put_aside, set_aside
+from krm_fn.io.fieldline import field_line
+from krm_fn.io.resourcelist import ResourceList, line_of, lines_of, origin_of, put_aside, rl_text, set_aside
 from krm_fn.kube.api import ANN_LEGACY_INDEX, ANN_LEGACY_PATH, FN_GROUP, KIND_VM
 from krm_fn.kube import kpt_annotations
 from krm_fn.kube.identity import ObjectId, group_of, object_id
@@ -147,8 +148,16 @@ def with_files(rl: ResourceList, results: list[Result]) -> list[Result]:
     lines = lines_of(rl, [o for ref, o in where.items() if ref in said and isinstance(o, Origin)])
     files = {ref: FileRef(o.file, o.index, lines[o]) if isinstance(o, Origin) else o
              for ref, o in where.items() if ref in said}
-    return [r._replace(file=files.get(r.resource_ref) if r.resource_ref is not None else None)
-            if r.resource_ref is not None or r.file is not None else r for r in results]
+    return [r._replace(file=_at_field(rl, r, where.get(r.resource_ref), files.get(r.resource_ref)))
+            if r.resource_ref is not None else r._replace(file=None) if r.file is not None else r for r in results]
+
+
+def _at_field(rl: ResourceList, result: Result, origin: Origin | FileRef | None, file: FileRef | None) -> FileRef | None:
+    """``file`` at the line of the result's field in the object's document, when the field is found there."""
+    if file is None or file.line is None or not result.field_path or not isinstance(origin, Origin):
+        return file
+    offset = field_line(rl_text(rl), origin.start, result.field_path)
+    return file if offset is None else FileRef(file.path, file.index, file.line + offset)
 
 
 # --- a fleet on kustomize's legacy exec plugin route -----------------------------------------------------

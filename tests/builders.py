@@ -188,3 +188,21 @@ def run_stream(files: Mapping[str, str], config: str, options: Options | None = 
     """The standalone mode's output (``kubevirt-krm CONFIG FILE...``, in-process) for ``files`` by name."""
     sources = [Source(name, text.encode(), in_directory=directory) for name, text in files.items()]
     return process_stream(Source("config file cfg.yaml", config.encode()), sources, options or Options())
+
+
+def names_its_field(text: str, result: Any) -> bool:
+    """Whether the line a result points at (its ``file.line`` in ``text``) holds a key of its field (the deepest
+    the document has), or a list item of it: stderr names the field's line, not the document's."""
+    from krm_fn.io.fieldline import steps
+
+    line = text.splitlines()[result.file.line - 1].strip().removeprefix("- ")
+    keys = [s for s in steps(result.field_path or "") if isinstance(s, str)]
+    return any(line.startswith(f"{key}:") for key in keys) or line.startswith("-") or not keys
+
+
+def line_with(text: str, needle: str, after: str = "") -> int:
+    """The 1-based line of the first line holding ``needle`` after the first one holding ``after``: where a result
+    about a field points (its key's line)."""
+    lines = text.splitlines()
+    start = next(i for i, line in enumerate(lines) if after in line)
+    return next(i for i in range(start, len(lines)) if needle in lines[i]) + 1

@@ -10,7 +10,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from tests.builders import REPO, run_fn
+from tests.builders import REPO, line_with, run_fn
 
 
 QUICKSTART = REPO / "examples" / "quickstart"
@@ -39,7 +39,8 @@ def test_a_misspelled_instancetype_is_one_line_naming_it_with_its_did_you_mean(t
     vms = quickstart_with(tmp_path, "name: u1.medium ", "name: u1.meduim ")
     proc = run_fn([CONFIG, str(vms)])
     assert proc.returncode == 1 and proc.stdout == b""
-    assert lines(proc) == [f'kubevirt-krm: error: VirtualMachine fedora-dev ({vms} line 3) spec.instancetype: '
+    at = line_with(vms.read_text(), "  instancetype:")  # the line of the result's field
+    assert lines(proc) == [f'kubevirt-krm: error: VirtualMachine fedora-dev ({vms} line {at}) spec.instancetype: '
                            f'{NOT_FOUND}: did you mean one of "u1.medium", "u1.2xmedium", "d1.medium"?']
 
 
@@ -63,7 +64,8 @@ def test_the_consequence_stays_in_the_results_marked_as_following(tmp_path: Path
 def test_a_misspelled_preference_is_one_line(tmp_path: Path) -> None:
     vms = quickstart_with(tmp_path, "name: fedora\n", "name: fedroa\n")
     out = lines(run_fn([CONFIG, str(vms)]))
-    assert out == [f"kubevirt-krm: error: VirtualMachine fedora-dev ({vms} line 3) spec.preference: "
+    at = line_with(vms.read_text(), "  preference:")
+    assert out == [f"kubevirt-krm: error: VirtualMachine fedora-dev ({vms} line {at}) spec.preference: "
                    'virtualmachineclusterpreferences.instancetype.kubevirt.io "fedroa" not found: did you mean '
                    '"fedora"?']
 
@@ -81,8 +83,9 @@ def test_a_misspelled_kubevirt_kind_is_a_warning_with_did_you_mean(tmp_path: Pat
     vms = quickstart_with(tmp_path, "kind: VirtualMachine\n", "kind: VirtualMachin\n")
     proc = run_fn([CONFIG, str(vms)])
     assert proc.returncode == 0 and b"kind: VirtualMachin\n" in proc.stdout  # passed through, exit code kept
+    at = line_with(vms.read_text(), "kind: VirtualMachin")
     assert lines(proc) == [
-        f"kubevirt-krm: warning: VirtualMachin fedora-dev ({vms} line 3) kind: unknown kind 'VirtualMachin' in "
+        f"kubevirt-krm: warning: VirtualMachin fedora-dev ({vms} line {at}) kind: unknown kind 'VirtualMachin' in "
         "KubeVirt's API group kubevirt.io, passed through unchanged (a cluster refuses it: no matches for kind): "
         'did you mean one of "VirtualMachine", "VirtualMachineInstance", "VirtualMachineInstancePreset"?']
 

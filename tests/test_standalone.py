@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import yaml
-from tests.builders import assert_clean_failure, run_fn
+from tests.builders import assert_clean_failure, line_with, run_fn
 
 
 CATALOG = ("apiVersion: kubevirt-krm.dev/v1alpha1\nkind: InstancetypeCatalog\nmetadata:\n  name: c\n"
@@ -119,9 +119,8 @@ def test_results_name_the_file_of_the_vm(tmp_path: Path) -> None:
     rendered = app / "all.yaml"
     rendered.write_bytes(generated.stdout)
     proc = run_fn([str(app / "prerender.yaml"), str(rendered)])
-    # the file and the line of the VM's document in it (issue 26, point 3)
-    text = generated.stdout.decode()
-    line = text.count("\n", 0, text.rindex("---\n", 0, text.index("name: c\n")) + len("---\n")) + 1
+    # the file and the line of the result's field in it (issue 26, point 3; issue 36)
+    line = line_with(generated.stdout.decode(), "  instancetype:", after="name: c")
     assert_clean_failure(proc, f"VirtualMachine apps/c ({rendered} line {line}) spec.instancetype")
 
 
@@ -133,9 +132,10 @@ def test_a_volume_object_of_the_cluster_not_given_is_one_line_per_vm_with_the_wa
     assert proc.returncode == 1 and proc.stdout == b""
     lines = proc.stderr.decode().splitlines()
     vms = example / "vms.yaml"
+    rhel, win = (line_with(vms.read_text(), "inferFromVolume:", after=f"name: {name}") for name in ("rhel", "win"))
     assert [line.split(" if it lives in the cluster")[0] for line in lines] == [
-        f'kubevirt-krm: error: VirtualMachine apps/rhel ({vms} line 3) spec.instancetype.inferFromVolume: '
+        f'kubevirt-krm: error: VirtualMachine apps/rhel ({vms} line {rhel}) spec.instancetype.inferFromVolume: '
         f'datasources.cdi.kubevirt.io "rhel9" not found:',
-        f'kubevirt-krm: error: VirtualMachine apps/win ({vms} line 35) spec.instancetype.inferFromVolume: '
+        f'kubevirt-krm: error: VirtualMachine apps/win ({vms} line {win}) spec.instancetype.inferFromVolume: '
         f'persistentvolumeclaims "win2k22-upload" not found:']
     assert all(line.endswith('config.kubernetes.io/local-config: "true" among the inputs') for line in lines)

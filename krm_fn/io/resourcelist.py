@@ -79,6 +79,11 @@ def line_of(rl: ResourceList, origin: Origin) -> int:
     return origin.line(rl._read.text)
 
 
+def rl_text(rl: ResourceList) -> str:
+    """The text the list was read from (every input, one after the other)."""
+    return rl._read.text
+
+
 def lines_of(rl: ResourceList, origins: Iterable[Origin]) -> dict[Origin, int]:
     """:func:`line_of` for many origins, each input's text read once (in order of the documents)."""
     text = rl._read.text

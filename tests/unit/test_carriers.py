@@ -13,7 +13,7 @@ import pytest
 
 from krm_fn.io.loader import load_documents
 from krm_fn.process import Output
-from tests.builders import run_stream
+from tests.builders import names_its_field, run_stream
 from krm_fn.results import FileRef, Result
 
 CONFIG = ("apiVersion: kubevirt-krm.dev/v1alpha1\nkind: VirtualMachineRenderer\nmetadata:\n  name: r\n"
@@ -135,8 +135,12 @@ def test_a_pool_with_a_bad_reference_fails_as_its_vm_does_with_its_file_and_fiel
     assert [(r.message, r.severity, r.field_path) for r in out.results] == expected
     assert all(r.resource_ref is not None and (r.resource_ref.kind, r.resource_ref.name, r.resource_ref.namespace)
                == ("VirtualMachinePool", "web", "apps") for r in out.results)
-    assert {r.file for r in out.results} == {FileRef("pools.yaml", 1, line)}
-    assert any(r.summary().startswith(f"error: VirtualMachinePool apps/web (pools.yaml line {line}) spec.virtualMachineTemplate."
+    # each result names the line of its field in the second document
+    assert {(r.file.path, r.file.index) for r in out.results if r.file} == {("pools.yaml", 1)}
+    text = first + "---\n" + pool("u1.nosuch", version)
+    assert all(r.file and r.file.line and r.file.line >= line and names_its_field(text, r) for r in out.results)
+    at = next(r.file.line for r in out.results if r.file and r.field_path == "spec.virtualMachineTemplate.spec.instancetype")
+    assert any(r.summary().startswith(f"error: VirtualMachinePool apps/web (pools.yaml line {at}) spec.virtualMachineTemplate."
                                       "spec.instancetype: ") and
                'virtualmachineclusterinstancetypes.instancetype.kubevirt.io "u1.nosuch" not found' in r.message
                for r in out.results)
@@ -203,8 +207,9 @@ def test_a_vm_template_is_checked_with_its_values_and_written_back_unchanged(mod
     assert bad.exit_code == as_vm.exit_code == 1
     assert [(r.message, r.field_path) for r in bad.results] == \
         [(r.message, f"spec.virtualMachine.{r.field_path}") for r in as_vm.results]
-    assert {(r.resource_ref.kind if r.resource_ref else None, r.file) for r in bad.results} == \
-        {("VirtualMachineTemplate", FileRef("t.yaml", 0, 1))}
+    assert {(r.resource_ref.kind if r.resource_ref else None, r.file.path if r.file else None, r.file.index if r.file
+             else None) for r in bad.results} == {("VirtualMachineTemplate", "t.yaml", 0)}
+    assert all(names_its_field(text, r) for r in bad.results)  # each at the line of its field
 
 
 def test_a_template_value_is_used_unless_the_config_gives_one() -> None:
@@ -221,7 +226,8 @@ def test_parameters_without_a_value_are_named_in_an_info_result() -> None:
     assert out.exit_code == 0
     [info] = out.results
     assert info.severity == "info" and info.field_path == "spec.virtualMachine"
-    assert "parameter NAME has no value" in info.message and info.file == FileRef("t.yaml", 0, 1)
+    assert "parameter NAME has no value" in info.message and info.file is not None
+    assert (info.file.path, info.file.index) == ("t.yaml", 0) and names_its_field(vm_template("u1.nosuch"), info)
     two = run({"t.yaml": vm_template("")})  # an empty value is no value
     assert "parameters INSTANCETYPE, NAME have no value" in two.results[0].message
 

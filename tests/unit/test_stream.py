@@ -99,7 +99,8 @@ def test_a_vm_with_only_generate_name_is_rendered() -> None:
     assert out.exit_code == 0 and documents(out) == [load_documents(nameless)[0].value]  # left unpinned, with a warning
     assert [(r.severity, r.file.path if r.file else None) for r in out.results] == [("warning", "a.yaml")]
     assert out.results[0].message.startswith("not pinned: this VirtualMachine has no metadata.name")
-    assert out.results[0].summary().startswith("warning: VirtualMachine apps/fedora-* (a.yaml line 1) metadata.name: ")
+    # the line of the field the result names: metadata (the document has no metadata.name)
+    assert out.results[0].summary().startswith("warning: VirtualMachine apps/fedora-* (a.yaml line 3) metadata.name: ")
 
 
 def test_invalid_utf8_and_a_bad_config_name_their_file() -> None:
@@ -122,10 +123,13 @@ def test_results_about_an_object_name_its_file_as_krm_mode_does() -> None:
     krm = process(("apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n" + entry + "functionConfig:\n"
                    + "".join(f"  {line}\n" for line in RENDERER.format(mode="revisions").splitlines())).encode())
     krm_errors = [r for r in krm.results if r.severity == "error"]
-    assert [r.file for r in errors] == [FileRef("vms.yaml", 1, 15)]
-    # KRM mode has the file from kpt's annotations, not the line of the document in it
+    # the document starts on line 15; spec.instancetype, the result's field, is its line 8
+    assert [r.file for r in errors] == [FileRef("vms.yaml", 1, 22)] and [r.field_path for r in errors] == \
+        ["spec.instancetype"]
+    assert files["vms.yaml"].splitlines()[21] == "  instancetype:"
+    # KRM mode has the file from kpt's annotations, not the line of the field in it
     assert [r.file for r in krm_errors] == [FileRef("vms.yaml", 1)]
-    assert [r.summary() for r in errors] == [r.summary().replace("(vms.yaml)", "(vms.yaml line 15)")
+    assert [r.summary() for r in errors] == [r.summary().replace("(vms.yaml)", "(vms.yaml line 22)")
                                              for r in krm_errors]
 
 
@@ -273,7 +277,9 @@ def test_a_results_file_index_counts_objects_not_empty_documents(fast: bool) -> 
     text = vm("ok") + "---\n# nothing here\n---\n" + vm("bad", "no-such-type")
     out = process_stream(Source("config file cfg.yaml", RENDERER.format(mode="revisions").encode()),
                          [Source("vms.yaml", text.encode())], Options(fast_yaml=fast))
-    assert [r.file for r in out.results if r.severity == "error"] == [FileRef("vms.yaml", 1, 17)]
+    # the second VM's document starts on line 17, its spec.instancetype (the result's field) 7 lines below
+    assert [r.file for r in out.results if r.severity == "error"] == [FileRef("vms.yaml", 1, 24)]
+    assert text.splitlines()[23] == "  instancetype:"
 
 
 def test_items_of_a_list_name_the_lists_file_and_line() -> None:
