@@ -10,7 +10,7 @@ making one of its own whenever expand gets that far (see there); :func:`admit` i
 from __future__ import annotations
 
 from krm_fn.kube.api import Family
-from krm_fn.kube.paths import Obj, ensure_map, get2
+from krm_fn.kube.paths import Obj, as_map, ensure_map, get2
 from krm_fn.kubevirt.apply.vmi import VM_BASE, apply_to_vmi
 from krm_fn.kubevirt.cluster import ClusterConfig
 from krm_fn.kubevirt.conflict import Conflict, admission_message, join_causes
@@ -20,7 +20,7 @@ from krm_fn.kubevirt.preference.validation import SPREAD_FIELD, check_spread
 from krm_fn.kubevirt.rejection import Rejection
 from krm_fn.kubevirt.vmcopy import template_copy
 from krm_fn.kubevirt.webhooks.config import WebhookConfig
-from krm_fn.kubevirt.webhooks.vm.spec import validate_vm_spec
+from krm_fn.kubevirt.webhooks.vm.spec import validate_data_volume_namespaces, validate_vm_spec
 from krm_fn.kubevirt_versions import LATEST, Release
 
 
@@ -74,8 +74,10 @@ def requirements_rejection(it: Obj | None, pref: Obj | None, vmi: Obj, release: 
 def template_rejection(vm: Obj, spec: Obj, cluster: ClusterConfig, release: Release = LATEST) -> Rejection | None:
     """The webhook's rules on ``vm``'s spec, its template spec being ``spec``: a copy with the specs applied and
     KubeVirt's defaults set (:func:`defaulted_spec` for a VM without specs)."""
-    vm_spec = vm.get("spec")
-    causes = validate_vm_spec(vm_spec if isinstance(vm_spec, dict) else {}, spec, WebhookConfig(release, cluster))
+    vm_spec = as_map(vm.get("spec"))
+    namespace = as_map(vm.get("metadata")).get("namespace")  # none: the namespace it is applied to, unknown here
+    causes = validate_vm_spec(vm_spec, spec, WebhookConfig(release, cluster)) or \
+        (validate_data_volume_namespaces(vm_spec, namespace) if isinstance(namespace, str) and namespace else [])
     if not causes:
         return None
     return Rejection("template", join_causes([c.message for c in causes]), causes[0].field, tuple(causes))

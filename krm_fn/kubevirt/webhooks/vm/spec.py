@@ -50,7 +50,45 @@ def _data_volume_templates(templates: list[Any], volumes: list[Any]) -> list[Cau
         if not any(_uses(v, name) for v in volumes):
             causes.append(Cause(REQUIRED, at, f"DataVolumeTemplate entry {at} must be referenced in the VMI "
                                               "template's 'volumes' list"))
+        causes += _data_volume_spec(at, as_map(as_map(template).get("spec")))
     return causes
+
+
+def validate_data_volume_namespaces(vm_spec: Obj, namespace: str) -> list[Cause]:
+    """``authorizeVirtualMachineSpec``'s first rule (it runs once the spec's rules pass): a dataVolumeTemplate's
+    namespace, when set, is the VM's (``namespace``)."""
+    causes = []
+    for idx, template in enumerate(as_list(vm_spec.get("dataVolumeTemplates"))):
+        theirs = as_map(as_map(template).get("metadata")).get("namespace", "")
+        if theirs and theirs != namespace:
+            causes.append(Cause(INVALID, f"spec.dataVolumeTemplates[{idx}]",
+                                f"Embedded DataVolume namespace {theirs} differs from VM namespace {namespace}"))
+    return causes
+
+
+def _data_volume_spec(at: str, spec: Obj) -> list[Cause]:
+    """CDI's DataVolume spec rules (its webhook's first refusal): a PVC or a storage target, one source or an
+    external population."""
+    pvc, storage = spec.get("pvc"), spec.get("storage")
+    if pvc is None and storage is None:
+        return [Cause(INVALID, f"{at}.PVC.Storage", "Missing Data volume PVC or Storage")]
+    if pvc is not None and storage is not None:
+        return [Cause(INVALID, f"{at}.PVC.Storage", "Duplicate storage definition, both target storage and target "
+                                                    "pvc defined")]
+    target = as_map(pvc if pvc is not None else storage)
+    external = target.get("dataSourceRef") is not None or target.get("dataSource") is not None
+    source, ref = spec.get("source"), spec.get("sourceRef")
+    if source is None and ref is None and not external:
+        return [Cause(INVALID, f"{at}.source.sourceRef", "Data volume should have either Source, SourceRef, or be "
+                                                         "externally populated")]
+    if external and (source is not None or ref is not None):
+        return [Cause(INVALID, f"{at}.source", "External population is incompatible with Source and SourceRef")]
+    kinds = sum(v is not None for v in as_map(source).values())
+    if isinstance(source, dict) and kinds > 1:
+        return [Cause(INVALID, f"{at}.source", "Multiple dataVolume sources")]
+    if isinstance(source, dict) and kinds == 0:
+        return [Cause(INVALID, f"{at}.source", "Missing dataVolume valid source")]
+    return []
 
 
 def _uses(volume: Any, name: str) -> bool:
