@@ -4,7 +4,7 @@ created per render by the caller and passed down with the index: nothing here ou
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 
 if TYPE_CHECKING:
@@ -18,9 +18,10 @@ FoundKey = tuple[str, "str | None", str, str]
 class Caches:
     """One render's caches of data derived from its (unchanging) objects."""
 
-    __slots__ = ("found", "admission", "newest")
+    __slots__ = ("found", "admission", "newest", "domains")
 
     def __init__(self) -> None:
         self.found: dict[FoundKey, Found] = {}  # krm_fn.kubevirt.find.find_spec
         self.admission: dict[int, Decision] = {}  # krm_fn.kubevirt.webhooks.admission, by id() of the object
         self.newest: dict[int, Decision] = {}  # the same by the newest release's API (kubevirt_versions.NEWEST)
+        self.domains: dict[Any, Any] = {}  # krm_fn.kubevirt.webhooks.vmi.create: a domain's causes, by its JSON

@@ -116,7 +116,7 @@ def vm_stages(vm: Obj, index: Index, cluster: ClusterConfig, caches: Caches | No
     if found is None:
         found = find_matches(vm, index, caches, tag=tag)
     if not found:  # no matchers: the template rules alone
-        rejection = defaulted_rejection(vm, cluster, release)
+        rejection = defaulted_rejection(vm, cluster, release, caches.domains)
         return VmStages(found, rejection=rejection) if rejection else VmStages(found)
     inferred = mutate(vm, index, release)
     if isinstance(inferred, Rejection):
@@ -125,7 +125,7 @@ def vm_stages(vm: Obj, index: Index, cluster: ClusterConfig, caches: Caches | No
         found = find_matches(inferred, index, caches, found, vm, tag)
     if not found:
         # inference with the Ignore policy cleared the matchers: KubeVirt persists that VM as is
-        rejection = defaulted_rejection(inferred, cluster, release)
+        rejection = defaulted_rejection(inferred, cluster, release, caches.domains)
         if rejection:
             return VmStages(found, rejection=rejection, mutated=inferred, inferred=inferred)
         return VmStages(found, pending=inferred, mutated=inferred, inferred=inferred, tag=tag)
@@ -141,7 +141,7 @@ def vm_stages(vm: Obj, index: Index, cluster: ClusterConfig, caches: Caches | No
         return VmStages(found, rejection=expanded, mutated=mutated, inferred=inferred)
     # the webhook's template rules, on expand's whole copy; the expand-spec API does not run them, so a VM they
     # refuse keeps its expanded form (what that API returns) beside the rejection
-    rejection = template_rejection(mutated, expanded["spec"]["template"]["spec"], cluster, release)
+    rejection = template_rejection(mutated, expanded["spec"]["template"]["spec"], cluster, release, caches.domains)
     return VmStages(found, rejection=rejection, pending=expanded, mutated=mutated, inferred=inferred, tag=tag)
 
 

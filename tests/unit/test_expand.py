@@ -111,7 +111,8 @@ def test_ignore_policy_clearing_the_matchers_persists_the_vm_as_is() -> None:
 
 
 def test_preference_values_the_webhook_persists() -> None:
-    dvt = [{"metadata": {"name": "dv"}, "spec": {"storage": {"resources": {"requests": {"storage": "1Gi"}}}}}]
+    dvt = [{"metadata": {"name": "dv"}, "spec": {"source": {"blank": {}},  # a source, as CDI requires
+                                                 "storage": {"resources": {"requests": {"storage": "1Gi"}}}}}]
     template = {"domain": {"devices": {}}, "volumes": [{"name": "dv", "dataVolume": {"name": "dv"}}]}
     vm = make_vm(template, preference={"name": "pref"}, dataVolumeTemplates=dvt)
     pref = preference(preferredArchitecture="arm64", volumes={"preferredStorageClassName": "fast"})

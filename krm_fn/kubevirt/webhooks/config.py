@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from krm_fn.kubevirt.cluster import ClusterConfig
 from krm_fn.kubevirt.featuregates import enabled
@@ -10,10 +10,12 @@ from krm_fn.kubevirt_versions import LATEST, Release
 
 
 class WebhookConfig(NamedTuple):
-    """The release whose rules run, and the cluster's configuration."""
+    """The release whose rules run, the cluster's configuration, and the render's memo of judged domains
+    (``Caches.domains``; None: nothing remembered)."""
 
     release: Release = LATEST
     cluster: ClusterConfig = ClusterConfig()
+    memo: dict[Any, Any] | None = None
 
     def gate(self, name: str) -> bool:
         """Whether feature gate ``name`` is on."""

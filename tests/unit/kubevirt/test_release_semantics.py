@@ -200,8 +200,9 @@ def test_data_source_with_snapshot_before_v1_9_is_an_ignorable_error_in_the_old_
     snap = make_object("VolumeSnapshot", "snap", {}, namespace="ns1",
                        labels={"instancetype.kubevirt.io/default-instancetype": "it"})
     vm = make_vm(instancetype={"inferFromVolume": "root"},
-                 dataVolumeTemplates=[{"metadata": {"name": "dv"},
-                                       "spec": {"sourceRef": {"kind": "DataSource", "name": "ds"}}}])
+                 dataVolumeTemplates=[{"metadata": {"name": "dv"},  # a storage target, as CDI requires
+                                       "spec": {"sourceRef": {"kind": "DataSource", "name": "ds"},
+                                                "storage": {"resources": {"requests": {"storage": "1Gi"}}}}}])
     vm["spec"]["template"]["spec"]["volumes"] = [{"name": "root", "dataVolume": {"name": "dv"}}]
     index = Index([ds, snap, instancetype()])
     messages = {line: (vm_stages(vm, index, ClusterConfig(), release=row).rejection or None)

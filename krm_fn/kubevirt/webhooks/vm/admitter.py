@@ -9,6 +9,8 @@ making one of its own whenever expand gets that far (see there); :func:`admit` i
 
 from __future__ import annotations
 
+from typing import Any
+
 from krm_fn.kube.api import Family
 from krm_fn.kube.paths import Obj, as_map, ensure_map, get2
 from krm_fn.kubevirt.apply.vmi import VM_BASE, apply_to_vmi
@@ -71,12 +73,13 @@ def requirements_rejection(it: Obj | None, pref: Obj | None, vmi: Obj, release: 
     return Rejection("admit", failure.message, failure.field) if failure else None
 
 
-def template_rejection(vm: Obj, spec: Obj, cluster: ClusterConfig, release: Release = LATEST) -> Rejection | None:
+def template_rejection(vm: Obj, spec: Obj, cluster: ClusterConfig, release: Release = LATEST,
+                       memo: dict[Any, Any] | None = None) -> Rejection | None:
     """The webhook's rules on ``vm``'s spec, its template spec being ``spec``: a copy with the specs applied and
     KubeVirt's defaults set (:func:`defaulted_spec` for a VM without specs)."""
     vm_spec = as_map(vm.get("spec"))
     namespace = as_map(vm.get("metadata")).get("namespace")  # none: the namespace it is applied to, unknown here
-    causes = validate_vm_spec(vm_spec, spec, WebhookConfig(release, cluster)) or \
+    causes = validate_vm_spec(vm_spec, spec, WebhookConfig(release, cluster, memo)) or \
         (validate_data_volume_namespaces(vm_spec, namespace) if isinstance(namespace, str) and namespace else [])
     if not causes:
         return None
@@ -94,7 +97,8 @@ def defaulted_spec(vm: Obj, cluster: ClusterConfig, release: Release = LATEST) -
     return vmi
 
 
-def defaulted_rejection(vm: Obj, cluster: ClusterConfig, release: Release = LATEST) -> Rejection | None:
+def defaulted_rejection(vm: Obj, cluster: ClusterConfig, release: Release = LATEST,
+                        memo: dict[Any, Any] | None = None) -> Rejection | None:
     """The template rules on ``vm`` as written, its defaults set."""
     spec = defaulted_spec(vm, cluster, release)
-    return spec if isinstance(spec, Rejection) else template_rejection(vm, spec, cluster, release)
+    return spec if isinstance(spec, Rejection) else template_rejection(vm, spec, cluster, release, memo)

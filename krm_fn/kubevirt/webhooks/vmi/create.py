@@ -7,6 +7,7 @@ It holds the families listed in :func:`validate_vmi_spec`.
 
 from __future__ import annotations
 
+import json
 from typing import Final
 
 from krm_fn.kube.paths import Obj, as_list, as_map
@@ -47,29 +48,66 @@ def validate_vmi_spec(field: str, spec: Obj, config: WebhookConfig = WebhookConf
     and cluster find them.
 
     The families held so far, in upstream's order: names, memory, the machine type, firmware serial, ACPI, CPU,
-    start strategy, realtime, the architecture's gate, the networks and interfaces, boot order, devices and probes, the domain (disks,
-    firmware), the volumes, the containerDisk paths, the access credentials, DNS, the eviction strategy, ramfb,
-    host devices, sound, launch security, the gated devices, video and panic devices."""
+    start strategy, realtime, the architecture's gate, the networks and interfaces, boot order, devices and
+    probes, the domain (disks, firmware), the volumes, the containerDisk paths, the access credentials, DNS, the
+    eviction strategy, ramfb, host devices, sound, launch security, the gated devices, video and panic devices.
+    The families that read only the domain, the architecture and the networks are judged once per distinct domain
+    and networks of a render (``config.memo``): a fleet's VMs of one instancetype share them, their names and
+    volumes differ."""
     release = config.release
     domain = as_map(spec.get("domain"))
     devices = as_map(domain.get("devices"))
-    disks = devices.get("disks")
     volumes = as_list(spec.get("volumes"))
-    causes = validate_names(field, spec) + validate_memory(field, spec, config)
-    causes += validate_emulated_machine(field, spec, config) + validate_serial(field, domain)
-    causes += validate_acpi(f"{field}.acpi", spec, release)
-    causes += validate_cpu(field, domain, release, str(spec.get("architecture") or config.cluster.architecture))
-    causes += validate_start_strategy(field, spec) + validate_realtime(field, domain)
-    causes += validate_architecture(field, spec, config) + validate_network(field, spec, config)
-    causes += validate_boot_order(field, spec, config) + validate_inputs(field, devices)
-    causes += validate_io_threads_policy(field, domain) + validate_probes(field, spec)
-    if isinstance(disks, list):
-        causes += validate_disks(f"{field}.domain.devices.disks", disks, release)
-    causes += validate_firmware(f"{field}.domain", domain)
+    own = _domain_causes(field, spec, domain, config)
+    causes = validate_names(field, spec) + own[0] + validate_acpi(f"{field}.acpi", spec, release) + own[1]
+    causes += validate_start_strategy(field, spec) + own[2] + own[3]
+    causes += validate_boot_order(field, spec, config) + own[4] + validate_probes(field, spec) + own[5]
     causes += validate_volumes(f"{field}.volumes", volumes, config.gate)
     causes += validate_container_disks(field + ".volumes", volumes)
     causes += validate_access_credentials(f"{field}.accessCredentials", as_list(spec.get("accessCredentials")), volumes)
-    causes += validate_dns(field, spec) + validate_eviction(field, spec, config) + validate_ramfb(field, devices)
-    causes += validate_host_devices(field, devices, config) + validate_sound(field, devices)
+    causes += validate_dns(field, spec) + validate_eviction(field, spec, config) + own[6]
     causes += validate_launch_security(field, spec, config) + validate_gated_devices(field, spec, devices, config)
-    return causes + validate_video(field, devices, config) + validate_panic_devices(field, spec, devices, config)
+    return causes + own[7]
+
+
+DomainCauses = tuple[list[Cause], ...]
+
+
+def _domain_causes(field: str, spec: Obj, domain: Obj, config: WebhookConfig) -> DomainCauses:
+    """The families of the domain and the networks, in eight runs of upstream's order (see
+    :func:`validate_vmi_spec`), remembered in ``config.memo`` by their JSON text and the architecture."""
+    if config.memo is None:
+        return _judge_domain(field, spec, domain, config)
+    try:
+        key = (field, config.release.tag, id(config.cluster), spec.get("architecture"),
+               json.dumps((domain, spec.get("networks")), separators=(",", ":")))
+    except (TypeError, ValueError):  # a value JSON does not hold (a YAML timestamp): not remembered
+        return _judge_domain(field, spec, domain, config)
+    known = config.memo.get(key)
+    if known is None:
+        if len(config.memo) >= MEMO_SIZE:
+            config.memo.clear()
+        known = config.memo[key] = _judge_domain(field, spec, domain, config)
+    return known
+
+
+MEMO_SIZE: Final = 4096  # distinct domains remembered in a render before the memo starts over
+
+
+def _judge_domain(field: str, spec: Obj, domain: Obj, config: WebhookConfig) -> DomainCauses:
+    release = config.release
+    devices = as_map(domain.get("devices"))
+    disks = devices.get("disks")
+    arch = str(spec.get("architecture") or config.cluster.architecture)
+    return (
+        validate_memory(field, spec, config) + validate_emulated_machine(field, spec, config)
+        + validate_serial(field, domain),
+        validate_cpu(field, domain, release, arch),
+        validate_realtime(field, domain),
+        validate_architecture(field, spec, config) + validate_network(field, spec, config),
+        validate_inputs(field, devices) + validate_io_threads_policy(field, domain),
+        (validate_disks(f"{field}.domain.devices.disks", disks, release) if isinstance(disks, list) else [])
+        + validate_firmware(f"{field}.domain", domain),
+        validate_ramfb(field, devices) + validate_host_devices(field, devices, config) + validate_sound(field, devices),
+        validate_video(field, devices, config) + validate_panic_devices(field, spec, devices, config),
+    )
