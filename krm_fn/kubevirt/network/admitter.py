@@ -7,6 +7,7 @@ sides, then each interface's own fields (:mod:`krm_fn.kubevirt.network.netiface`
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, Final
 
 from krm_fn.kube.paths import Obj, as_list, as_map
@@ -157,29 +158,23 @@ def _binding(at: str, iface: Obj, net: Obj | None, config: WebhookConfig) -> lis
 
 def _names(field: str, ifaces_at: str, networks: list[Obj], interfaces: list[Obj]) -> list[Cause]:
     """Network names unique and each with an interface; interface names unique and each with a network."""
+    return _side(f"{field}.networks", networks, interfaces, REQUIRED,
+                 lambda name: f'Network with name "{name}" already exists, every network must have a unique name') + \
+        _side(ifaces_at, interfaces, networks, INVALID,
+              lambda name: "Only one interface can be connected to one specific network")
+
+
+def _side(at: str, items: list[Obj], others: list[Obj], missing: str, duplicate: Callable[[Any], str]) -> list[Cause]:
+    """Each of ``items`` (at ``at``) named once, and with one of ``others`` of its name."""
     causes = []
     seen: set[Any] = set()
-    for idx, net in enumerate(networks):
-        name = net.get("name", "")
+    for idx, item in enumerate(items):
+        name = item.get("name", "")
         if name in seen:
-            causes.append(Cause(DUPLICATE, f"{field}.networks[{idx}].name",
-                                f'Network with name "{name}" already exists, every network must have a unique name'))
+            causes.append(Cause(DUPLICATE, f"{at}[{idx}].name", duplicate(name)))
         seen.add(name)
-    iface_names = {i.get("name", "") for i in interfaces}
-    for idx, net in enumerate(networks):
-        if net.get("name", "") not in iface_names:
-            at = f"{field}.networks[{idx}].name"
-            causes.append(Cause(REQUIRED, at, f"{at} '{net.get('name', '')}' not found."))
-    seen = set()
-    for idx, iface in enumerate(interfaces):
-        name = iface.get("name", "")
-        if name in seen:
-            causes.append(Cause(DUPLICATE, f"{ifaces_at}[{idx}].name",
-                                "Only one interface can be connected to one specific network"))
-        seen.add(name)
-    net_names = {n.get("name", "") for n in networks}
-    for idx, iface in enumerate(interfaces):
-        if iface.get("name", "") not in net_names:
-            at = f"{ifaces_at}[{idx}].name"
-            causes.append(Cause(INVALID, at, f"{at} '{iface.get('name', '')}' not found."))
+    names = {o.get("name", "") for o in others}
+    for idx, item in enumerate(items):
+        if item.get("name", "") not in names:
+            causes.append(Cause(missing, f"{at}[{idx}].name", f"{at}[{idx}].name '{item.get('name', '')}' not found."))
     return causes
