@@ -29,6 +29,8 @@ class Rejection:
     field_path: str | None = None
     # the webhook's causes, root cause first, when it gave several (the error joins their messages)
     causes: tuple[Cause, ...] = ()
+    # a template rejection's: what the expand-spec API answers instead (it does not run the template rules)
+    expand_error: Rejection | None = None
 
     @property
     def message(self) -> str:

@@ -33,6 +33,7 @@ from krm_fn.io.loader import load_documents
 from krm_fn.kube import api, kpt_annotations
 from krm_fn.render.spec import RendererSpec
 from krm_fn.kube.api import ANN_SYNC_WAVE
+from krm_fn.kubevirt.cluster import SETTING
 from tests.builders import run_fn
 from tests.reliability.support import assert_one_line_failure
 
@@ -135,6 +136,8 @@ def settings(cls: type[Any], prefix: tuple[str, ...] = ()) -> Iterator[tuple[str
     """(dotted key, type) of every leaf setting of ``cls``, as config.load_dataclass reads them."""
     hints = typing.get_type_hints(cls)
     for f in dataclasses.fields(cls):
+        if not f.metadata.get(SETTING, True):  # read from a KubeVirt item only, not a setting
+            continue
         tp = hints[f.name]
         args = [a for a in typing.get_args(tp) if a is not type(None)]
         inner = args[0] if typing.get_origin(tp) in (typing.Union, types.UnionType) and len(args) == 1 else tp
@@ -177,10 +180,14 @@ def accepted(kind: str, key: str, form: str) -> tuple[set[str], str]:
     if base == "kubevirtVersion":
         return unset, "a release of the table (krm_fn.kubevirt_versions); unset means the newest"
     if base in ("scope", "mode", "revisions.scope", "cluster.architecture", "cluster.defaultNetworkInterface",
-                "cluster.cpuRequest"):
+                "cluster.cpuRequest", "cluster.referencePolicy"):
         return set(), "an enum or a quantity: no hostile value is one"
-    if base == "cluster.evictionStrategy":
+    if base in ("cluster.evictionStrategy", "cluster.vmRolloutStrategy"):
         return {"empty"}, '"" is KubeVirt\'s "not configured"'
+    if base in ("cluster.featureGates", "cluster.disabledFeatureGates"):
+        if form == "typed":
+            return set(), "a list of strings: no hostile value is a list of strings"
+        return CLEAN_TEXT, "gate names: any text (comma-separated); a gate no release knows is ignored, as KubeVirt does"
     if base == "cluster.machineType":
         return {"empty"}, '"" means not configured; a machine type is ASCII letters, digits, ".", "_", "-"'
     if base == "revisions.syncWave":
@@ -221,7 +228,7 @@ def _merge(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
 
 def test_every_setting_has_a_rule_and_the_walk_sees_them_all() -> None:
     # mode..kubevirtVersion, templateParameters, revisions, catalog, cluster
-    assert len(CATALOG_KEYS) == 13 and len(RENDERER_KEYS) == 4 + 1 + 3 + 13 + 6
+    assert len(CATALOG_KEYS) == 13 and len(RENDERER_KEYS) == 4 + 1 + 3 + 13 + 10
     assert {"revisions.syncWave", "catalog.path", "cluster.cpuRequest", "templateParameters"} <= RENDERER_KEYS
     for kind, cls in KINDS.items():
         for key, _ in settings(cls):
