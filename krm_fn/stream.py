@@ -19,6 +19,7 @@ following what kustomize and kpt do with the same files (docs/standalone.md):
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
@@ -133,9 +134,11 @@ def with_files(rl: ResourceList, results: list[Result]) -> list[Result]:
     if not results:
         return results
     where: dict[ResourceRef, Origin | FileRef | None] = {}
+    starts: list[int] = []  # every document's start in the text: where the one before it ends
     for item in rl.items:
         origin = origin_of(rl, item)
         if origin is not None:
+            starts.append(origin.start)
             ref = ResourceRef.of(item)
             here = origin if origin.is_file else FileRef.of(item) or _kustomize_origin(item)
             if ref in where and not ref.name:  # objects with the same generateName: which one a result is
@@ -148,15 +151,20 @@ def with_files(rl: ResourceList, results: list[Result]) -> list[Result]:
     lines = lines_of(rl, [o for ref, o in where.items() if ref in said and isinstance(o, Origin)])
     files = {ref: FileRef(o.file, o.index, lines[o]) if isinstance(o, Origin) else o
              for ref, o in where.items() if ref in said}
-    return [r._replace(file=_at_field(rl, r, where.get(r.resource_ref), files.get(r.resource_ref)))
+    text, starts = rl_text(rl), sorted(starts)
+    return [r._replace(file=_at_field(text, starts, r, where.get(r.resource_ref), files.get(r.resource_ref)))
             if r.resource_ref is not None else r._replace(file=None) if r.file is not None else r for r in results]
 
 
-def _at_field(rl: ResourceList, result: Result, origin: Origin | FileRef | None, file: FileRef | None) -> FileRef | None:
-    """``file`` at the line of the result's field in the object's document, when the field is found there."""
+def _at_field(text: str, starts: list[int], result: Result, origin: Origin | FileRef | None,
+              file: FileRef | None) -> FileRef | None:
+    """``file`` at the line of the result's field in the object's document (the text up to the next document's
+    start), when the field is found there."""
     if file is None or file.line is None or not result.field_path or not isinstance(origin, Origin):
         return file
-    offset = field_line(rl_text(rl), origin.start, result.field_path)
+    after = bisect.bisect_right(starts, origin.start)
+    document = text[origin.start:starts[after] if after < len(starts) else len(text)]
+    offset = field_line(document, result.field_path)
     return file if offset is None else FileRef(file.path, file.index, file.line + offset)
 
 

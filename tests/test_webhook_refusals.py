@@ -81,10 +81,10 @@ def _next_line(text: str, needle: str, after: int) -> int:
 
 def test_a_field_line_follows_the_path_as_far_as_the_document_goes() -> None:
     text = "a: 1\nspec:\n  list:\n  - name: x\n  - name: y\n    deep:\n      k.x: 2\n"
-    assert field_line(text, 0, "spec.list[1].name") == 4
-    assert field_line(text, 0, "spec.list[1].deep[k.x]") == 6
-    assert field_line(text, 0, "spec.list[5].name") == 2  # no such item: the list's key
-    assert field_line(text, 0, "nothing.here") is None
-    assert field_line("a: [\n", 0, "a") == 0  # the key is read before the error
-    assert field_line("[\n", 0, "a") is None  # not a mapping: no line
+    assert field_line(text, "spec.list[1].name") == 4
+    assert field_line(text, "spec.list[1].deep[k.x]") == 6
+    assert field_line(text, "spec.list[5].name") == 2  # no such item: the list's key
+    assert field_line(text, "nothing.here") is None
+    assert field_line("a: [\n", "a") == 0  # the key is read before the error
+    assert field_line("[\n", "a") is None  # not a mapping: no line
     assert steps("a.b[1][k.x].c") == ["a", "b", 1, "k.x", "c"]

@@ -23,13 +23,13 @@ def steps(path: str) -> list[str | int]:
     return out
 
 
-def field_line(text: str, start: int, path: str) -> int | None:
-    """The 0-based line, counted from the document that starts at ``start`` in ``text``, of the deepest part of
+def field_line(document: str, path: str) -> int | None:
+    """The 0-based line, counted from the start of ``document`` (one document's text), of the deepest part of
     ``path`` the document holds; None when it holds none of it or cannot be read."""
     import yaml
 
     try:
-        events = yaml.parse(text[start:], Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+        events = yaml.parse(document, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
         return _follow(events, steps(path))
     except yaml.YAMLError:
         return None
