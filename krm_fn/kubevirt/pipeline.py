@@ -20,7 +20,6 @@ what was found for it (kind, object or revision), and everything after the pipel
 from __future__ import annotations
 
 import dataclasses
-
 from typing import Final
 
 from krm_fn.index import Index
@@ -179,7 +178,8 @@ def admit_and_expand(vm: Obj, it: Lookup, pref: Lookup, cluster: ClusterConfig,
             applied = expanded["spec"]["template"]["spec"]
             return requirements_rejection(it_spec, pref_spec, applied, release) or expanded
         failed = Rejection("expand", expanded.message, NETWORKS_FIELD)
+    admitted = admit(vm, it_spec, pref_spec, cluster, release)
+    if admitted:
+        return admitted
     template = defaulted_rejection(vm, cluster, release)
-    return admit(vm, it_spec, pref_spec, cluster, release) or \
-        (dataclasses.replace(template, expand_error=failed) if template else failed)
-
+    return dataclasses.replace(template, expand_error=failed) if template else failed

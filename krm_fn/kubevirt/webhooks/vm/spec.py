@@ -11,12 +11,12 @@ from __future__ import annotations
 from typing import Any, Final
 
 from krm_fn.kube.paths import Obj, as_list, as_map
-from krm_fn.kube.quantity import QuantityError
-from krm_fn.kube.quantity_json import parsed
 from krm_fn.kube.status import INVALID, REQUIRED, Cause
 from krm_fn.kubevirt.network.admitter import validate_creation, validate_discontinued_gates
 from krm_fn.kubevirt.webhooks.config import WebhookConfig
+from krm_fn.kubevirt.webhooks.vmi.cpu import sockets_above_max
 from krm_fn.kubevirt.webhooks.vmi.create import TEMPLATE_SPEC, validate_vmi_spec
+from krm_fn.kubevirt.webhooks.vmi.memory import quantity_or_none
 from krm_fn.kubevirt.webhooks.vmi.metadata import validate_metadata
 
 RUN_STRATEGIES: Final = ("Halted", "Manual", "Always", "RerunOnFailure", "Once")
@@ -122,11 +122,7 @@ def _live_update(spec: Obj, config: WebhookConfig) -> list[Cause]:
         return []
     domain = as_map(spec.get("domain"))
     cpu, memory = as_map(domain.get("cpu")), as_map(domain.get("memory"))
-    causes = []
-    sockets, max_sockets = int(cpu.get("sockets") or 0), int(cpu.get("maxSockets") or 0)
-    if sockets and max_sockets and sockets > max_sockets:
-        causes.append(Cause(INVALID, f"{TEMPLATE_SPEC}.domain.cpu.sockets",
-                            "Number of sockets in CPU topology is greater than the maximum sockets allowed"))
+    causes = sockets_above_max(TEMPLATE_SPEC, cpu)
     if memory.get("maxGuest") is not None:
         causes += _live_update_memory(domain, memory, str(spec.get("architecture", "")))
     return causes
@@ -166,9 +162,5 @@ def _live_update_memory(domain: Obj, memory: Obj, architecture: str) -> list[Cau
 
 def _bytes(value: Any) -> int | None:
     """A quantity's value in bytes; None when unset or not a quantity."""
-    if value is None:
-        return None
-    try:
-        return parsed(value).value()
-    except QuantityError:
-        return None
+    amount = quantity_or_none(value)
+    return amount.value() if amount is not None else None

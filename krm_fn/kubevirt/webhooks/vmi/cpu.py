@@ -57,11 +57,16 @@ def validate_cpu(field: str, domain: Obj, release: Release = LATEST, architectur
             causes.append(Cause(NOT_SUPPORTED, f"{field}.domain.cpu.features[{idx}].policy",
                                 f"CPU feature {feature.get('name', '')} uses policy {feature.get('policy', '')} that "
                                 "is not supported."))
+    return causes + sockets_above_max(field, cpu)
+
+
+def sockets_above_max(field: str, cpu: Obj) -> list[Cause]:
+    """``validateCPUHotplug`` (and the LiveUpdate rule's twin): sockets at most ``maxSockets``, when that is set."""
     max_sockets = int(cpu.get("maxSockets") or 0)
     if max_sockets and int(cpu.get("sockets") or 0) > max_sockets:
-        causes.append(Cause(INVALID, f"{field}.domain.cpu.sockets",
-                            "Number of sockets in CPU topology is greater than the maximum sockets allowed"))
-    return causes
+        return [Cause(INVALID, f"{field}.domain.cpu.sockets",
+                      "Number of sockets in CPU topology is greater than the maximum sockets allowed")]
+    return []
 
 
 def _numa(field: str, domain: Obj, cpu: Obj) -> list[Cause]:

@@ -65,7 +65,7 @@ def validate_vmi_spec(field: str, spec: Obj, config: WebhookConfig = WebhookConf
     causes += validate_volumes(f"{field}.volumes", volumes, config.gate)
     causes += validate_container_disks(field + ".volumes", volumes)
     causes += validate_access_credentials(f"{field}.accessCredentials", as_list(spec.get("accessCredentials")), volumes)
-    causes += validate_dns(field, spec) + validate_eviction(field, spec, config) + own[6]
+    causes += validate_dns(field, spec) + validate_eviction(field, spec) + own[6]
     causes += validate_launch_security(field, spec, config) + validate_gated_devices(field, spec, devices, config)
     return causes + own[7]
 

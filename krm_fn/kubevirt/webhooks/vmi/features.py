@@ -27,8 +27,8 @@ def validate_architecture(field: str, spec: Obj, config: WebhookConfig) -> list[
     return []
 
 
-def validate_eviction(field: str, spec: Obj, config: WebhookConfig) -> list[Cause]:
-    """``validateLiveMigration``: a known eviction strategy (the VM's, else the cluster's)."""
+def validate_eviction(field: str, spec: Obj) -> list[Cause]:
+    """``validateLiveMigration``: a known eviction strategy (the VM's; the cluster's is one by its type)."""
     strategy: Any = spec.get("evictionStrategy")
     if strategy is None or strategy in EVICTION_STRATEGIES:
         return []

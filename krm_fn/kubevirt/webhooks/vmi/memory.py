@@ -46,7 +46,7 @@ def validate_memory(field: str, spec: Obj, config: WebhookConfig) -> list[Cause]
     causes += _hugepages(field, memory, request, config)
     guest = memory.get("guest")
     if guest is not None and not config.live_update():
-        guest_q = _quantity(guest)
+        guest_q = quantity_or_none(guest)
         if guest_q is not None and limit.value() != 0 and limit.value() < guest_q.value():
             at = f"{field}.domain.memory.guest"
             causes.append(Cause(INVALID, at, f"{at} '{guest_q}' must be equal to or less than the memory limit "
@@ -54,7 +54,8 @@ def validate_memory(field: str, spec: Obj, config: WebhookConfig) -> list[Cause]
     return causes
 
 
-def _quantity(value: object) -> Quantity | None:
+def quantity_or_none(value: object) -> Quantity | None:
+    """A quantity field's value; None when unset or not a quantity."""
     try:
         return parsed(value)
     except QuantityError:
@@ -70,10 +71,10 @@ def _hugepages(field: str, memory: Obj, request: Quantity, config: WebhookConfig
     at = f"{field}.domain.memory.hugepages.pageSize" if config.release.hugepages_page_size_field \
         else f"{field}.domain.hugepages.size"
     text = hugepages.get("pageSize", "")
-    size = _quantity(text)
+    size = quantity_or_none(text)
     if size is None:
         return [Cause(INVALID, at, f"{at} '{text}': {FORMAT_WRONG}")]
-    guest = _quantity(memory.get("guest")) if memory.get("guest") is not None else None
+    guest = quantity_or_none(memory.get("guest"))
     amount = request if request.value() != 0 or guest is None else guest
     if amount.value() == 0:
         return []
