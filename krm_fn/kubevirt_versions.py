@@ -89,6 +89,18 @@ class Release(NamedTuple):
     binding_required: bool = True
     # a forwarded port's number is judged at ports[i].port (ports[i] before)              v1.9+
     port_field: bool = True
+    # DRA devices: unique claims and claim/request pairs, DRA and plugin GPUs not mixed   v1.8+
+    dra_pairs_checked: bool = True
+    # each resource claim a DNS label with exactly one source                             v1.9+
+    resource_claims_checked: bool = True
+    # NVIDIA Grace GPU passthrough is judged (GraceIOVirtualization)                      v1.9+
+    grace_checked: bool = True
+    # an empty architecture is taken from a cloned DataSource's architecture label       v1.6+
+    datasource_architecture: bool = True
+    # the VM mutating webhook stores a firmware uuid on CREATE                            v1.6+
+    firmware_uuid_stored: bool = True
+    # ... and the kubevirt.io/pci-topology-version annotation (v1.6.4+)                   v1.6+
+    pci_topology_annotation: bool = True
 
 
 # release line -> builtin -> the version its virt-operator embeds and creates cluster-wide (the bundles of the
@@ -105,8 +117,10 @@ DEPLOYED: Final[Mapping[str, Mapping[str, str]]] = {
 # what v1.7 and v1.8 lack of v1.9 (v1.8 changed nothing here); the older rows add to it
 _BEFORE_V1_9: Final = dict(panic_device_created=False, video_type=False, launch_security_pref=False,
                            launch_security_warning=False, infer_snapshot_sources=False, beta_gates_on=False,
-                           binding_required=False, port_field=False)
-_BEFORE_V1_8: Final = dict(_BEFORE_V1_9, hugepages_page_size_field=False, discontinued_bindings=False)
+                           binding_required=False, port_field=False,
+                           resource_claims_checked=False, grace_checked=False)
+_BEFORE_V1_8: Final = dict(_BEFORE_V1_9, hugepages_page_size_field=False, discontinued_bindings=False,
+                           dra_pairs_checked=False)
 _BEFORE_V1_7: Final = dict(_BEFORE_V1_8, launch_security_arch=False, alpha_revisions_decoded=True, matcher_kind_defaulted=True,
                            memory_conflict_whole=True, infer_matcher_message=True, architecture_preference=False,
                            io_threads=False, block_size_bus_checked=False)
@@ -115,7 +129,8 @@ RELEASES: Final[Mapping[str, Release]] = {
                     alpha_versions_served=True, missing_reference_refused=True,
                     expand_memory_request=True, panic_device_model=False, acpi_msdm=False,
                     wait_as_receiver=False, dedicated_memory_sources=False, live_update_default=False,
-                    empty_cdrom=False),
+                    empty_cdrom=False, datasource_architecture=False,
+                    firmware_uuid_stored=False, pci_topology_annotation=False),
     "v1.6": Release(object_version="v1beta1", builtins=DEPLOYED["v1.6"], tag="v1.6.6", **_BEFORE_V1_7),
     "v1.7": Release(object_version="v1beta1", builtins=DEPLOYED["v1.7"], tag="v1.7.4", **_BEFORE_V1_8),
     "v1.8": Release(object_version="v1beta1", builtins=DEPLOYED["v1.8"], tag="v1.8.4", **_BEFORE_V1_9),

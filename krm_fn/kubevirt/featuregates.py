@@ -28,6 +28,9 @@ STATES: Final[Mapping[str, tuple[tuple[str, State], ...]]] = {
     "DeclarativeHotplugVolumes": (("v1.9", "Beta"),),  # case 172
     "WorkloadEncryptionSEV": (("v1.9", "Beta"),),  # case 263
     "EnableVirtioFsConfigVolumes": (("v1.8", "GA"),),  # case 204
+    "GPUsWithDRA": (("v1.9", "Beta"),),  # case 153
+    "RebootPolicy": (("v1.9", "Beta"),),  # case 247
+    "VMPersistentState": (("v1.6", "GA"),),  # case 089
 }
 _LINES: Final = {row.tag: i for i, row in enumerate(RELEASES.values())}
 _LINE_INDEX: Final = {line: i for i, line in enumerate(RELEASES)}

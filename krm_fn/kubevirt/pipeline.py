@@ -44,6 +44,7 @@ from krm_fn.kubevirt.webhooks.vm.admitter import (
     spread_rejection,
     template_rejection,
 )
+from krm_fn.kubevirt.webhooks.vm.defaults import with_datasource_architecture
 from krm_fn.kubevirt.webhooks.vm.mutator import default_matcher_kinds, mutate, persist_preferences
 from krm_fn.kubevirt_versions import LATEST, Release
 
@@ -117,7 +118,8 @@ def vm_stages(vm: Obj, index: Index, cluster: ClusterConfig, caches: Caches | No
     if found is None:
         found = find_matches(vm, index, caches, tag=tag)
     if not found:  # no matchers: the template rules alone
-        rejection = defaulted_rejection(vm, cluster, release, caches.domains)
+        rejection = defaulted_rejection(with_datasource_architecture(vm, index, release), cluster, release,
+                                        caches.domains)
         return VmStages(found, rejection=rejection) if rejection else VmStages(found)
     inferred = mutate(vm, index, release)
     if isinstance(inferred, Rejection):
@@ -126,7 +128,8 @@ def vm_stages(vm: Obj, index: Index, cluster: ClusterConfig, caches: Caches | No
         found = find_matches(inferred, index, caches, found, vm, tag)
     if not found:
         # inference with the Ignore policy cleared the matchers: KubeVirt persists that VM as is
-        rejection = defaulted_rejection(inferred, cluster, release, caches.domains)
+        rejection = defaulted_rejection(with_datasource_architecture(inferred, index, release), cluster, release,
+                                        caches.domains)
         if rejection:
             return VmStages(found, rejection=rejection, mutated=inferred, inferred=inferred)
         return VmStages(found, pending=inferred, mutated=inferred, inferred=inferred, tag=tag)
@@ -137,6 +140,7 @@ def vm_stages(vm: Obj, index: Index, cluster: ClusterConfig, caches: Caches | No
     mutated = persist_preferences(inferred, pref_spec, release) if pref_spec is not None else inferred
     if release.matcher_kind_defaulted:
         mutated = default_matcher_kinds(mutated)
+    mutated = with_datasource_architecture(mutated, index, release)
     expanded = admit_and_expand(mutated, it, pref, cluster, release)
     if isinstance(expanded, Rejection):
         return VmStages(found, rejection=expanded, mutated=mutated, inferred=inferred)

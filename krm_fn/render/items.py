@@ -27,6 +27,7 @@ from krm_fn.kubevirt.revision import is_instancetype_revision
 from krm_fn.render.revisions import with_sync_wave
 from krm_fn.kubevirt.webhooks.admission import Decision, decided, refused, served
 from krm_fn.kubevirt.webhooks.config import WebhookConfig
+from krm_fn.kubevirt.webhooks.vm.spec import vm_warnings
 from krm_fn.render.admission import describe
 from krm_fn.render.carriers import Carried, carried, moved, unchecked, with_pool_spec
 from krm_fn.kube import kpt_annotations
@@ -188,6 +189,9 @@ class ItemRenderer:
             done.results.append(Result.for_object(problem[1], vm, field_path=problem[0],
                                                   tags=(("stage", "input"),)))
             return vm
+        for warning in vm_warnings(checked):  # what kubectl prints as "Warning: ..." when the VM is admitted
+            done.results.append(Result.for_object(warning.message, vm, "warning", field_path=warning.field,
+                                                  tags=(("stage", "admit"),)))
         if mode == "expand":
             return stages.expanded if stages.expanded is not None else vm
         if stages.inferred is not None and self.reference_policy != "reference":  # not expand mode (above)

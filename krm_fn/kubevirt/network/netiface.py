@@ -36,10 +36,68 @@ def validate_interface_fields(at: str, iface: Obj, net: Obj | None, config: Webh
     address = iface.get("pciAddress", "")
     if address and not pci_address_ok(address):
         causes.append(Cause(INVALID, f"{at}.pciAddress", f"interface {at}.name has malformed PCI address ({address})."))
-    ports = iface.get("ports")
-    if net is not None and net.get("pod") is not None and isinstance(ports, list):
-        causes += _ports(at, ports, config)
+    if net is not None and net.get("pod") is not None:
+        causes += _port_configuration(at, iface, config)
     return causes + _dhcp(at, as_map(iface.get("dhcpOptions")))
+
+
+def _port_configuration(at: str, iface: Obj, config: WebhookConfig) -> list[Cause]:
+    """``validatePortConfiguration`` on the pod network: forwarded ports, then port ranges (v1.9, behind the
+    PortRangesSpec gate) and not both."""
+    ports, ranges = iface.get("ports"), iface.get("portRanges")
+    causes = []
+    if ranges is not None and not config.gate("PortRangesSpec"):
+        causes.append(Cause(INVALID, f"{at}.name", "portRanges is specified on interface but the PortRangesSpec "
+                                                   "feature gate is not enabled"))
+        ranges = None
+    if ports is not None and ranges is not None:
+        causes.append(Cause(INVALID, f"{at}.name", "Cannot define both ports and portRanges on interface"))
+    if isinstance(ports, list):
+        causes += _ports(at, ports, config)
+    if ranges is not None:
+        if iface.get("masquerade") is None:
+            causes.append(Cause(INVALID, f"{at}.name", "portRanges are only supported on masquerade interfaces"))
+        causes += _port_ranges(f"{at}.portRanges", as_list(ranges))
+    return causes
+
+
+MAX_PORT_RANGES: Final = 10
+
+
+def _port_ranges(at: str, ranges: list[Any]) -> list[Cause]:
+    """At most ten ranges; each a known protocol and valid ports, start not after end (the first fault of each
+    range); ranges of one protocol apart."""
+    if len(ranges) > MAX_PORT_RANGES:
+        return [Cause(INVALID, at, f"No more than {MAX_PORT_RANGES} portRanges are allowed")]
+    causes = []
+    by_protocol: dict[Any, list[tuple[Any, Any]]] = {}
+    for idx, item in enumerate(ranges):
+        item = as_map(item)
+        protocol, start, end = item.get("protocol", ""), item.get("start", 0), item.get("end", 0)
+        fault = _port_range_fault(protocol, start, end)
+        if fault is not None:
+            causes.append(Cause(INVALID, f"{at}[{idx}].{fault[0]}", fault[1]))
+            continue
+        by_protocol.setdefault(protocol, []).append((start, end))
+    for protocol, spans in by_protocol.items():
+        for i, (start, end) in enumerate(spans):
+            for other_start, other_end in spans[i + 1:]:
+                if start <= other_end and other_start <= end:
+                    causes.append(Cause(INVALID, at, f"{protocol} portRanges [{start}-{end}] and "
+                                                     f"[{other_start}-{other_end}] overlap"))
+    return causes
+
+
+def _port_range_fault(protocol: Any, start: Any, end: Any) -> tuple[str, str] | None:
+    """The field and message of a port range's first fault; None when it has none."""
+    if protocol not in ("TCP", "UDP"):
+        return "protocol", "Unknown protocol, only TCP or UDP allowed"
+    for key, number in (("start", start), ("end", end)):
+        if not isinstance(number, int) or not 0 < number < 65536:
+            return key, f"{key.capitalize()} must be a valid port number, 0 < x < 65536"
+    if start > end:
+        return "start", "Start must be less than or equal to end"
+    return None
 
 
 def mac_octets(text: str) -> int | None:

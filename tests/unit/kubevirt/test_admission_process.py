@@ -10,6 +10,7 @@ webhook as ``admission webhook "<name>" denied the request: <causes>``.
 
 from __future__ import annotations
 
+import json
 import textwrap
 from pathlib import Path
 from typing import Any
@@ -305,8 +306,15 @@ def test_a_field_only_the_older_release_requires() -> None:
     assert [r["severity"] for r in about(out["results"], "VirtualMachine", "vm")] == ["warning"]
     assert _expanded(out)["spec"]["template"]["spec"]["domain"]["devices"]["gpus"] == [
         {"name": "gpu1", "deviceName": ""}]
-    out, code = _full(items, renderer("expand", kubevirtVersion="v1.6"))
+    # v1.6 keeps the claim, behind the GPUsWithDRA gate and with the claim declared (case 154 of
+    # shared/conformance-vms refuses it otherwise)
+    claimed = vm(instancetype={"name": "it"}, template={"spec": {"domain": {"devices": {}},
+                                                                  "resourceClaims": [{"name": "claim"}]}})
+    out, code = _full([it, claimed], renderer("expand", kubevirtVersion="v1.6",
+                                              cluster={"featureGates": ["GPUsWithDRA"]}))
     assert code == 0 and _expanded(out)["spec"]["template"]["spec"]["domain"]["devices"]["gpus"] == [gpu]
+    out, code = _full(items, renderer("expand", kubevirtVersion="v1.6"))
+    assert code == 1 and "contains DRA enabled GPUs but feature gate is not enabled" in json.dumps(out["results"])
 
 
 @pytest.mark.parametrize("version", ["v1.8", "v1.9"])

@@ -68,6 +68,16 @@ SWITCHES: dict[str, set[str]] = {
     "binding_required": {"v1.9", "v1.10"},
     # shared/conformance-vms case 138
     "port_field": {"v1.9", "v1.10"},
+    # shared/conformance-vms cases 153, 154
+    "dra_pairs_checked": {"v1.8", "v1.9", "v1.10"},
+    # shared/conformance-vms case 154
+    "resource_claims_checked": {"v1.9", "v1.10"},
+    # shared/conformance-vms cases 250, 251
+    "grace_checked": {"v1.9", "v1.10"},
+    # shared/conformance-vms case 282; the vmMutate objects of every case (uuid, annotation)
+    "datasource_architecture": {"v1.6", "v1.7", "v1.8", "v1.9", "v1.10"},
+    "firmware_uuid_stored": {"v1.6", "v1.7", "v1.8", "v1.9", "v1.10"},
+    "pci_topology_annotation": {"v1.6", "v1.7", "v1.8", "v1.9", "v1.10"},
 }
 
 
@@ -257,10 +267,13 @@ def test_v1_5_expand_sets_a_memory_request(resources: Obj, memory: Obj, want: st
 def test_v1_5_writes_an_empty_device_name() -> None:
     it = instancetype(gpus=[{"name": "gpu1", "claimName": "c", "requestName": "r"}],
                       hostDevices=[{"name": "hd", "deviceName": "intel.com/qat"}])
-    vm = make_vm(instancetype={"name": "it"})
-    host_devices = ClusterConfig(feature_gates=("HostDevices",))  # the gate the webhook wants for hostDevices
+    # the gates the webhook wants for hostDevices and DRA GPUs, and the claim declared (v1.6+ knows resourceClaims)
+    claimed = make_vm(instancetype={"name": "it"})
+    claimed["spec"]["template"]["spec"]["resourceClaims"] = [{"name": "c", "resourceClaimName": "x"}]
+    gates = ClusterConfig(feature_gates=("HostDevices", "GPUsWithDRA"))
     for line, row in RELEASES.items():
-        stages = vm_stages(vm, Index(as_stored([it], row.tag)), host_devices, release=row)
+        vm = make_vm(instancetype={"name": "it"}) if line == "v1.5" else claimed
+        stages = vm_stages(vm, Index(as_stored([it], row.tag)), gates, release=row)
         assert stages.rejection is None and stages.expanded is not None, line
         devices = stages.expanded["spec"]["template"]["spec"]["domain"]["devices"]
         gpu = {"name": "gpu1", "deviceName": ""} if line == "v1.5" else {"name": "gpu1", "claimName": "c",

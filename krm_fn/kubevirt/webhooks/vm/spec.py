@@ -11,12 +11,13 @@ from __future__ import annotations
 from typing import Any, Final
 
 from krm_fn.kube.paths import Obj, as_list, as_map
-from krm_fn.kube.status import INVALID, REQUIRED, Cause
+from krm_fn.kube.status import DEPRECATED, INVALID, REQUIRED, Cause
 from krm_fn.kubevirt.network.admitter import validate_creation, validate_discontinued_gates
 from krm_fn.kubevirt.webhooks.config import WebhookConfig
 from krm_fn.kubevirt.webhooks.vmi.cpu import sockets_above_max
 from krm_fn.kubevirt.webhooks.vmi.create import TEMPLATE_SPEC, validate_vmi_spec
 from krm_fn.kubevirt.webhooks.vmi.memory import quantity_or_none
+from krm_fn.kubevirt.webhooks.vmi.grace import validate_grace_annotations
 from krm_fn.kubevirt.webhooks.vmi.metadata import validate_metadata
 
 RUN_STRATEGIES: Final = ("Halted", "Manual", "Always", "RerunOnFailure", "Once")
@@ -32,7 +33,9 @@ def validate_vm_spec(vm_spec: Obj, template_spec: Obj, config: WebhookConfig = W
     if discontinued:
         return discontinued
     metadata = as_map(as_map(vm_spec.get("template")).get("metadata"))
+    annotations = as_map(metadata.get("annotations"))
     return validate_metadata("spec.template.metadata", metadata, config) + \
+        validate_grace_annotations("spec.template.metadata.annotations", template_spec, annotations, config) + \
         validate_vmi_spec(TEMPLATE_SPEC, template_spec, config) + \
         _data_volume_templates(as_list(vm_spec.get("dataVolumeTemplates")), as_list(template_spec.get("volumes"))) + \
         _run_strategy(vm_spec, config) + _live_update(template_spec, config)
@@ -96,6 +99,17 @@ def _uses(volume: Any, name: str) -> bool:
     claim, data = volume.get("persistentVolumeClaim"), volume.get("dataVolume")
     return isinstance(claim, dict) and claim.get("claimName", "") == name or \
         isinstance(data, dict) and data.get("name", "") == name
+
+
+RUNNING_DEPRECATED: Final = "spec.running is deprecated, please use spec.runStrategy instead."
+
+
+def vm_warnings(vm: Obj) -> list[Cause]:
+    """The warnings the VM validating webhook returns with its answer (kubectl prints them as ``Warning: ...``)."""
+    spec = vm.get("spec")
+    if isinstance(spec, dict) and spec.get("running") is not None:
+        return [Cause(DEPRECATED, "spec.running", RUNNING_DEPRECATED)]
+    return []
 
 
 def _run_strategy(vm_spec: Obj, config: WebhookConfig) -> list[Cause]:

@@ -12,9 +12,12 @@ from typing import Final
 
 from krm_fn.kube.paths import Obj, as_list, as_map
 from krm_fn.kube.status import Cause
+from krm_fn.kubevirt.dra.admitter import validate_dra
 from krm_fn.kubevirt.network.admitter import validate_network
+from krm_fn.kubevirt.network.dra import validate_dra_networks
 from krm_fn.kubevirt.storage.disks import validate_container_disks, validate_disks
 from krm_fn.kubevirt.storage.volumes import validate_volumes
+from krm_fn.kubevirt.webhooks.vmi.affinity import validate_affinity
 from krm_fn.kubevirt.webhooks.vmi.bootorder import validate_boot_order
 from krm_fn.kubevirt.webhooks.vmi.cpu import validate_cpu, validate_realtime
 from krm_fn.kubevirt.webhooks.vmi.credentials import validate_access_credentials
@@ -36,6 +39,7 @@ from krm_fn.kubevirt.webhooks.vmi.features import (
     validate_panic_devices,
     validate_video,
 )
+from krm_fn.kubevirt.webhooks.vmi.grace import validate_grace
 from krm_fn.kubevirt.webhooks.vmi.firmware import validate_acpi, validate_firmware, validate_serial
 from krm_fn.kubevirt.webhooks.vmi.launchsecurity import validate_launch_security
 from krm_fn.kubevirt.webhooks.vmi.memory import validate_emulated_machine, validate_memory
@@ -61,11 +65,12 @@ def validate_vmi_spec(field: str, spec: Obj, config: WebhookConfig = WebhookConf
     own = _domain_causes(field, spec, domain, config)
     causes = validate_names(field, spec) + own[0] + validate_acpi(f"{field}.acpi", spec, release) + own[1]
     causes += validate_start_strategy(field, spec) + own[2] + own[3]
+    causes += validate_dra_networks(field, spec, config) + validate_affinity(field, spec)
     causes += validate_boot_order(field, spec, config) + own[4] + validate_probes(field, spec) + own[5]
     causes += validate_volumes(f"{field}.volumes", volumes, config.gate)
     causes += validate_container_disks(field + ".volumes", volumes)
     causes += validate_access_credentials(f"{field}.accessCredentials", as_list(spec.get("accessCredentials")), volumes)
-    causes += validate_dns(field, spec) + validate_eviction(field, spec) + own[6]
+    causes += validate_dns(field, spec) + validate_eviction(field, spec) + own[6] + validate_dra(field, spec, config)
     causes += validate_launch_security(field, spec, config) + validate_gated_devices(field, spec, devices, config)
     return causes + own[7]
 
@@ -108,6 +113,7 @@ def _judge_domain(field: str, spec: Obj, domain: Obj, config: WebhookConfig) -> 
         validate_inputs(field, devices) + validate_io_threads_policy(field, domain),
         (validate_disks(f"{field}.domain.devices.disks", disks, release) if isinstance(disks, list) else [])
         + validate_firmware(f"{field}.domain", domain),
-        validate_ramfb(field, devices) + validate_host_devices(field, devices, config) + validate_sound(field, devices),
+        validate_ramfb(field, devices) + validate_host_devices(field, devices, config)
+        + validate_grace(field, spec, config) + validate_sound(field, devices),
         validate_video(field, devices, config) + validate_panic_devices(field, spec, devices, config),
     )

@@ -7,7 +7,7 @@ import ipaddress
 from typing import Any, Final
 
 from krm_fn.kube.meta import dns_label_errors, dns_subdomain_errors
-from krm_fn.kube.paths import Obj
+from krm_fn.kube.paths import Obj, as_list, as_map
 from krm_fn.kube.status import INVALID, NOT_SUPPORTED, REQUIRED, Cause
 
 MAX_NAMESERVERS: Final = 3
@@ -17,7 +17,7 @@ POLICIES: Final = ("ClusterFirstWithHostNet", "ClusterFirst", "Default", "None",
 
 
 def validate_names(field: str, spec: Obj) -> list[Cause]:
-    """``hostname`` as a DNS label and ``subdomain`` as a DNS subdomain, each when set."""
+    """``hostname`` as a DNS label and ``subdomain`` as a DNS subdomain, each when set, then the service account."""
     causes = []
     for key, check, rules in (("hostname", dns_label_errors, "DNS_LABEL"), ("subdomain", dns_subdomain_errors, "DNS_SUBDOMAIN")):
         value = spec.get(key, "")
@@ -25,7 +25,24 @@ def validate_names(field: str, spec: Obj) -> list[Cause]:
         if errors:
             causes.append(Cause(INVALID, f"{field}.{key}", f"{field}.{key} does not conform to the kubernetes "
                                                            f"{rules} rules : {', '.join(errors)}"))
-    return causes
+    return causes + _service_account(field, spec)
+
+
+def _service_account(field: str, spec: Obj) -> list[Cause]:
+    """``serviceAccountName`` (v1.9) a DNS subdomain, and the service account a serviceAccount volume names."""
+    name = spec.get("serviceAccountName")
+    if not name:
+        return []
+    at = f"{field}.serviceAccountName"
+    errors = dns_subdomain_errors(str(name))
+    if errors:
+        return [Cause(INVALID, at, f"{at} is not a valid service account name: {', '.join(errors)}")]
+    for volume in as_list(spec.get("volumes")):
+        theirs = as_map(as_map(volume).get("serviceAccount")).get("serviceAccountName")
+        if theirs is not None and theirs != name:
+            return [Cause(INVALID, at, f'spec.serviceAccountName "{name}" and serviceAccount volume "{theirs}" must '
+                                       "reference the same service account")]
+    return []
 
 
 def validate_dns(field: str, spec: Obj) -> list[Cause]:

@@ -44,7 +44,8 @@ def validate_host_devices(field: str, devices: Obj, config: WebhookConfig) -> li
 
 
 def validate_gated_devices(field: str, spec: Obj, devices: Obj, config: WebhookConfig) -> list[Cause]:
-    """VSOCK, persistent reservation, downwardMetrics and virtiofs, each behind its gate."""
+    """VSOCK, persistent reservation, the reboot policy, reserved overhead, persistent TPM and EFI,
+    downwardMetrics and virtiofs, each behind its gate; utility volumes only by hotplug."""
     causes = []
     if devices.get("autoattachVSOCK") is True and not config.gate("VSOCK"):
         causes.append(Cause(INVALID, f"{field}.domain.devices.autoattachVSOCK",
@@ -54,6 +55,22 @@ def validate_gated_devices(field: str, spec: Obj, devices: Obj, config: WebhookC
         message = "persistent reservation is not enabled in kubevirt config" if config.release.beta_gates_on \
             else "PersistentReservation feature gate is not enabled in kubevirt-config"
         causes.append(Cause(INVALID, f"{field}.domain.devices.disks.luns.reservation", message))
+    domain = as_map(spec.get("domain"))
+    if domain.get("rebootPolicy") is not None and not config.gate("RebootPolicy"):
+        causes.append(Cause(INVALID, f"{field}.domain.rebootPolicy",
+                            "RebootPolicy is specified but the RebootPolicy feature gate is not enabled"))
+    if as_map(domain.get("memory")).get("reservedOverhead") is not None and not config.gate("ReservedOverheadMemlock"):
+        causes.append(Cause(INVALID, f"{field}.domain.memory.reservedOverhead",
+                            "Reserved overhead memlock feature gate is not enabled in kubevirt-config"))
+    if spec.get("utilityVolumes"):
+        causes.append(Cause(INVALID, f"{field}.utilityVolumes", "cannot create VMI with utility volumes in spec, "
+                                                                "utility volumes can only be added via hotplug"))
+    if not config.gate("VMPersistentState"):
+        efi = as_map(as_map(as_map(domain.get("firmware")).get("bootloader")).get("efi"))
+        for at, on in ((f"{field}.domain.devices.tpm.persistent", as_map(devices.get("tpm")).get("persistent")),
+                       (f"{field}.domain.firmware.bootloader.efi.persistent", efi.get("persistent"))):
+            if on is True:
+                causes.append(Cause(INVALID, at, "VMPersistentState feature gate is not enabled in kubevirt-config"))
     if devices.get("downwardMetrics") is not None and not config.gate("DownwardMetrics"):
         causes.append(Cause(INVALID, f"{field}.domain.devices.downwardMetrics",
                             "downwardMetrics virtio serial is not allowed: DownwardMetrics feature gate is not enabled"))

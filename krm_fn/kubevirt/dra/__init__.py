@@ -1,0 +1,1 @@
+"""KubeVirts ``pkg/dra``: devices backed by DRA resource claims."""
