@@ -45,6 +45,8 @@ class Release(NamedTuple):
     missing_reference_refused: bool = False
     # VMI defaults add resources.requests.memory (guest) to what expand returns          v1.5
     expand_memory_request: bool = False
+    # ppc64le has a default machine type (pseries; later releases fall back to amd64's)  v1.5, v1.6
+    ppc64le_machine_type: bool = False
     # any domain.memory of the VM conflicts with an instancetype, on domain.memory        v1.5, v1.6
     memory_conflict_whole: bool = False
     # the old inferFromVolume + name/kind wording ("should not be provided when ...")     v1.5, v1.6
@@ -123,7 +125,7 @@ _BEFORE_V1_8: Final = dict(_BEFORE_V1_9, hugepages_page_size_field=False, discon
                            dra_pairs_checked=False)
 _BEFORE_V1_7: Final = dict(_BEFORE_V1_8, launch_security_arch=False, alpha_revisions_decoded=True, matcher_kind_defaulted=True,
                            memory_conflict_whole=True, infer_matcher_message=True, architecture_preference=False,
-                           io_threads=False, block_size_bus_checked=False)
+                           io_threads=False, block_size_bus_checked=False, ppc64le_machine_type=True)
 RELEASES: Final[Mapping[str, Release]] = {
     "v1.5": Release(object_version="v1beta1", builtins=DEPLOYED["v1.5"], tag="v1.5.3", **_BEFORE_V1_7,
                     alpha_versions_served=True, missing_reference_refused=True,

@@ -55,6 +55,8 @@ functionConfig (apiVersion: kubevirt-krm.dev/v1alpha1):
     spec.validateOutput: true       validate every emitted object against the KubeVirt schema
     spec.templateParameters: [NAME=value]   values for VirtualMachineTemplate / OpenShift Template parameters
                                     (over the templates' own; the VMs they make are checked)
+    spec.stored: true               write what KubeVirt's VM mutating webhook stores on create (architecture,
+                                    machine type, firmware uuid/serial from namespace/name, PCI topology)
     spec.cluster:                   the cluster's configuration, shorthand for a KubeVirt item's
                                     spec.configuration (defaults: a default KubeVirt CR)
       architecture: amd64 | arm64 | s390x | ppc64le   (default amd64)

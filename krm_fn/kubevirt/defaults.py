@@ -170,12 +170,13 @@ def _set_image_pull_policies(vmi: Obj) -> None:
         disk["imagePullPolicy"] = "Always" if always else "IfNotPresent"
 
 
-def machine_type_for(cluster: ClusterConfig, arch: str) -> str:
+def machine_type_for(cluster: ClusterConfig, arch: str, release: Release = LATEST) -> str:
     """``GetMachineType``: the cluster override, else the architecture's (the CR's, else its default; amd64's
-    for others)."""
+    for others, and for ppc64le from v1.7)."""
     configured = architecture_configuration(cluster, arch).get("machineType")
+    known = arch if arch != "ppc64le" or release.ppc64le_machine_type else "amd64"
     return cluster.machine_type or (configured if isinstance(configured, str) and configured else None) or \
-        MACHINE_TYPES.get(arch, MACHINE_TYPES["amd64"])
+        MACHINE_TYPES.get(known, MACHINE_TYPES["amd64"])
 
 
 def set_default_vmi_spec(cluster: ClusterConfig, vmi: Obj, release: Release = LATEST) -> None:
@@ -184,7 +185,7 @@ def set_default_vmi_spec(cluster: ClusterConfig, vmi: Obj, release: Release = LA
     if not vmi.get("architecture"):
         vmi["architecture"] = cluster.architecture
     if not get3(vmi, "domain", "machine", "type"):
-        ensure_map(vmi, ("domain", "machine"))["type"] = machine_type_for(cluster, str(vmi["architecture"]))
+        ensure_map(vmi, ("domain", "machine"))["type"] = machine_type_for(cluster, str(vmi["architecture"]), release)
     _set_resource_requests(cluster, vmi)
     if release.expand_memory_request:
         _set_memory_request(ensure_map(vmi, ("domain", "resources")), get2(vmi, "domain", "memory") or {})

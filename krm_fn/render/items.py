@@ -15,6 +15,7 @@ from typing import Any
 
 from krm_fn.index import Index, is_vm
 from krm_fn.kube.api import FAMILIES
+from krm_fn.kube.identity import name_of
 from krm_fn.kube.meta import metadata_problems, undecodable_metadata
 from krm_fn.kube.status import Cause
 from krm_fn.kube.paths import Obj, wrapped_items
@@ -27,6 +28,7 @@ from krm_fn.kubevirt.revision import is_instancetype_revision
 from krm_fn.render.revisions import with_sync_wave
 from krm_fn.kubevirt.webhooks.admission import Decision, decided, refused, served
 from krm_fn.kubevirt.webhooks.config import WebhookConfig
+from krm_fn.kubevirt.webhooks.vm.defaults import stored_form
 from krm_fn.kubevirt.webhooks.vm.spec import vm_warnings
 from krm_fn.render.admission import describe
 from krm_fn.render.carriers import Carried, carried, moved, unchecked, with_pool_spec
@@ -193,11 +195,21 @@ class ItemRenderer:
             done.results.append(Result.for_object(warning.message, vm, "warning", field_path=warning.field,
                                                   tags=(("stage", "admit"),)))
         if mode == "expand":
-            return stages.expanded if stages.expanded is not None else vm
+            return self.stored(stages.expanded if stages.expanded is not None else vm, vm)
         if stages.inferred is not None and self.reference_policy != "reference":  # not expand mode (above)
             done.results.append(reference_policy_result(vm, self.reference_policy, mode))
             if mode == "revisions":
                 return vm
         if mode == "revisions" and stages.inferred is not None:  # the VM has matchers
-            return self.pinning.pin(vm, stages, done)
-        return vm
+            before = len(done.results)
+            pinned = self.pinning.pin(vm, stages, done, self.spec.stored)
+            refused = any(r.severity == "error" for r in done.results[before:])
+            return pinned if refused else self.stored(pinned, vm)
+        return self.stored(vm, vm) if mode == "revisions" else vm
+
+    def stored(self, out: Obj, vm: Obj) -> Obj:
+        """``out`` (what the mode makes of ``vm``) in the form the cluster stores it, when the renderer asks
+        (``stored: true``); ``out`` itself otherwise."""
+        if not self.spec.stored or not name_of(vm):  # a VM without a name has no identity to derive
+            return out
+        return stored_form(out, self.index, self.spec.cluster, self.release)

@@ -80,15 +80,18 @@ class Pinning:
         self.object_version = row.object_version  # of the revisions the target expects
         self.tag = row.tag  # whose Go types write the revisions' data
 
-    def pin(self, vm: Obj, stages: VmStages, done: Rendered[Obj]) -> Obj:
+    def pin(self, vm: Obj, stages: VmStages, done: Rendered[Obj], stored: bool = False) -> Obj:
         """``vm`` with every matcher pinned (the revisions it needs queued on ``done``), or ``vm`` itself with an
         error result on ``done``. ``stages``: ``vm`` through the pipeline (``repin`` unpinned it first, so a
-        ``revisionName`` left on ``stages.inferred`` is a pin to keep)."""
+        ``revisionName`` left on ``stages.inferred`` is a pin to keep). ``stored``: the pins go on the VM as the
+        mutating webhook left it (``stages.mutated``: the preference's architecture, machine type and storage
+        class), not on the VM as written."""
         if self.revisions.scope != "shared" and not name_of(vm):
             done.results.append(Result.for_object(NAMELESS, vm, "warning", field_path="metadata.name",
                                                   tags=(("stage", "input"),)))
             return vm
-        inferred = stages.inferred if stages.inferred is not None else vm
+        inferred = stages.mutated if stored and stages.mutated is not None else \
+            stages.inferred if stages.inferred is not None else vm
         spec = inferred.get("spec") or {}
         new_matchers: dict[str, Obj] = {}
         for family in FAMILIES:

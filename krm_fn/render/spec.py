@@ -52,3 +52,7 @@ class RendererSpec:
     # template parameter values as NAME=value (``virttemplatectl process -p``), over the values a
     # VirtualMachineTemplate or OpenShift Template gives (krm_fn.render.carriers)
     template_parameters: tuple[str, ...] = ()
+    # write into each rendered VM what KubeVirt's VM mutating webhook stores on create (architecture, machine
+    # type, firmware uuid and serial, the PCI topology annotation), so Git equals the live object
+    # (krm_fn.kubevirt.webhooks.vm.defaults); revisions and expand modes
+    stored: bool = False

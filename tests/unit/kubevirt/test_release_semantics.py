@@ -34,6 +34,8 @@ SWITCHES: dict[str, set[str]] = {
     "matcher_kind_defaulted": {"v1.5", "v1.6"},
     "missing_reference_refused": {"v1.5"},
     "expand_memory_request": {"v1.5"},
+    # shared/conformance-vms case 278 (vmMutate's machine type)
+    "ppc64le_machine_type": {"v1.5", "v1.6"},
     "memory_conflict_whole": {"v1.5", "v1.6"},
     "infer_matcher_message": {"v1.5", "v1.6"},
     "panic_device_model": {"v1.6", "v1.7", "v1.8", "v1.9", "v1.10"},

@@ -76,7 +76,7 @@ def stored_form(vm: Obj, index: Index, cluster: ClusterConfig, release: Release)
     spec["architecture"] = arch
     domain = dict(as_map(spec.get("domain")))
     machine = dict(as_map(domain.get("machine")))
-    machine["type"] = str(machine.get("type") or machine_type_for(cluster, arch))
+    machine["type"] = str(machine.get("type") or machine_type_for(cluster, arch, release))
     domain["machine"] = machine
     firmware = dict(as_map(domain.get("firmware")))
     who = f"{namespace_of(vm)}/{as_map(vm.get('metadata')).get('name', '')}"

@@ -81,7 +81,7 @@ def validate_grace(field: str, spec: Obj, config: WebhookConfig) -> list[Cause]:
     domain = as_map(spec.get("domain"))
     if arch != "arm64":
         causes.append(Cause(INVALID, f"{field}.architecture", "GraceIOVirtualization requires arm64 architecture"))
-    machine = as_map(domain.get("machine")).get("type") or machine_type_for(config.cluster, arch)
+    machine = as_map(domain.get("machine")).get("type") or machine_type_for(config.cluster, arch, config.release)
     if not str(machine).startswith("virt"):
         causes.append(Cause(INVALID, f"{field}.domain.machine.type", 'GraceIOVirtualization requires "virt" machine '
                                                                      "type"))

@@ -87,10 +87,13 @@ def _hugepages(field: str, memory: Obj, request: Quantity, config: WebhookConfig
 
 
 def emulated_machines(config: WebhookConfig, arch: str) -> tuple[str, ...]:
-    """``GetEmulatedMachines``: the CR's for ``arch``, else KubeVirt's defaults."""
+    """``GetEmulatedMachines``: the CR's for ``arch``, else KubeVirt's defaults (ppc64le's from v1.7 are amd64's,
+    as its machine type is)."""
     given = architecture_configuration(config.cluster, arch).get("emulatedMachines")
     if isinstance(given, list) and given:
         return tuple(str(m) for m in given)
+    if arch == "ppc64le" and not config.release.ppc64le_machine_type:
+        arch = "amd64"
     return EMULATED_MACHINES.get(arch, ())
 
 
