@@ -103,6 +103,8 @@ class Release(NamedTuple):
     firmware_uuid_stored: bool = True
     # ... and the kubevirt.io/pci-topology-version annotation (v1.6.4+)                   v1.6+
     pci_topology_annotation: bool = True
+    # a VirtualMachinePool's maxUnavailable is judged (the field came in v1.6)            v1.6+
+    pool_max_unavailable: bool = True
 
 
 # release line -> builtin -> the version its virt-operator embeds and creates cluster-wide (the bundles of the
@@ -132,7 +134,8 @@ RELEASES: Final[Mapping[str, Release]] = {
                     expand_memory_request=True, panic_device_model=False, acpi_msdm=False,
                     wait_as_receiver=False, dedicated_memory_sources=False, live_update_default=False,
                     empty_cdrom=False, datasource_architecture=False,
-                    firmware_uuid_stored=False, pci_topology_annotation=False),
+                    firmware_uuid_stored=False, pci_topology_annotation=False,
+                    pool_max_unavailable=False),
     "v1.6": Release(object_version="v1beta1", builtins=DEPLOYED["v1.6"], tag="v1.6.6", **_BEFORE_V1_7),
     "v1.7": Release(object_version="v1beta1", builtins=DEPLOYED["v1.7"], tag="v1.7.4", **_BEFORE_V1_8),
     "v1.8": Release(object_version="v1beta1", builtins=DEPLOYED["v1.8"], tag="v1.8.4", **_BEFORE_V1_9),

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from krm_fn.index import Index, is_vm
-from krm_fn.kube.api import FAMILIES
+from krm_fn.kube.api import FAMILIES, KIND_POOL
 from krm_fn.kube.identity import name_of
 from krm_fn.kube.meta import metadata_problems, undecodable_metadata
 from krm_fn.kube.status import Cause
@@ -29,6 +29,7 @@ from krm_fn.render.revisions import with_sync_wave
 from krm_fn.kubevirt.webhooks.admission import Decision, decided, refused, served
 from krm_fn.kubevirt.webhooks.config import WebhookConfig
 from krm_fn.kubevirt.webhooks.vm.defaults import stored_form
+from krm_fn.kubevirt.webhooks.vmpool.admitter import POOL_VALIDATOR, pool_words, validate_pool
 from krm_fn.kubevirt.webhooks.vm.spec import vm_warnings
 from krm_fn.render.admission import describe
 from krm_fn.render.carriers import Carried, carried, moved, unchecked, with_pool_spec
@@ -97,13 +98,18 @@ class ItemRenderer:
         """A pool or template: each VM it carries through the mode, its results moved onto ``item``; a pool
         takes its VM's spec back (expanded or pinned; the revisions written next to the pool)."""
         out = item
+        pool = item.get("kind") == KIND_POOL
+        if pool:  # the pool webhook's own rules, then the VM spec of its template in its words
+            done.results += [Result.for_object(POOL_VALIDATOR + c.message, item, field_path=c.field,
+                                               tags=(("stage", "template"),)) for c in validate_pool(item, self.release)]
         for one in vms:
             if one.vm is None:
                 done.results.append(unchecked(item, one))
                 continue
             inner: Rendered[Obj] = Rendered(one.vm, [], [])
             rendered = self.vm(one.vm, inner)
-            done.results += [moved(r, item, one.path) for r in inner.results]
+            done.results += [moved(r._replace(message=pool_words(r.message)) if pool and ("stage", "template") in r.tags
+                                   else r, item, one.path) for r in inner.results]
             if one.written and rendered is not one.vm:
                 out = with_pool_spec(out, rendered.get("spec"))
                 done.revisions += [(cr, kpt_annotations.file_path(item) or "") for cr, _ in inner.revisions]

@@ -287,3 +287,37 @@ def test_validate_output_checks_a_changed_pool_through_its_template_vm() -> None
         [(r.message, f"spec.virtualMachineTemplate.{r.field_path}") for r in as_vm]
     assert {r.resource_ref.kind if r.resource_ref else None for r in results} == {"VirtualMachinePool"}
     assert output_results([changed], [changed]) == []  # an unchanged object is not checked
+
+
+POOL_VALIDATOR = 'admission webhook "virtualmachinepool-validator.kubevirt.io" denied the request: '
+
+
+@pytest.mark.parametrize(("change", "message", "field"), [
+    (("  selector:\n    matchLabels:\n      app: web\n", "  selector:\n    matchLabels:\n      app: db\n"),
+     "selector does not match labels.", "spec.selector"),
+    (("  replicas: 3\n", "  replicas: 3\n  maxUnavailable: 0\n"), "maxUnavailable must be greater than 0",
+     "spec.maxUnavailable"),
+    (("  replicas: 3\n", "  replicas: 3\n  maxUnavailable: 120%\n"),
+     "maxUnavailable percentage value 120 must be between 1 and 100", "spec.maxUnavailable"),
+    (("  replicas: 3\n", "  replicas: 3\n  maxUnavailable: half\n"), "maxUnavailable percentage must end with %",
+     "spec.maxUnavailable"),
+])
+def test_the_pool_webhook_refuses_its_own_fields(change: tuple[str, str], message: str, field: str) -> None:
+    """``vmpool-admitter.go``: the selector matches the template's labels; maxUnavailable is positive or 1-100%."""
+    text = pool("u1.medium").replace(*change)
+    out = run({"pools.yaml": text}, "validate")
+    assert out.exit_code == 1
+    assert [(r.message, r.field_path) for r in about(out, "VirtualMachinePool")] == [(POOL_VALIDATOR + message, field)]
+
+
+def test_the_pool_webhook_words_its_template_s_vm_rules_with_the_pool_s_paths() -> None:
+    """The template's VM spec is judged as the VM's; the pool webhook names it and the paths under its template
+    (KubeVirt's own functional test: 'spec.virtualMachineTemplate.spec.template.spec.domain.devices.disks[1].Name
+    'testdisk' not found')."""
+    disk = "          domain:\n            devices: {}\n"
+    bad = "          domain:\n            devices:\n              disks:\n              - name: testdisk\n"
+    out = run({"pools.yaml": pool("u1.medium").replace(disk, bad)}, "validate")
+    assert out.exit_code == 1
+    messages = [(r.message, r.field_path) for r in about(out, "VirtualMachinePool")]
+    assert (POOL_VALIDATOR + "spec.virtualMachineTemplate.spec.template.spec.domain.devices.disks[0].Name 'testdisk' "
+            "not found.", "spec.virtualMachineTemplate.spec.template.spec.domain.devices.disks[0].name") in messages

@@ -80,6 +80,8 @@ SWITCHES: dict[str, set[str]] = {
     "datasource_architecture": {"v1.6", "v1.7", "v1.8", "v1.9", "v1.10"},
     "firmware_uuid_stored": {"v1.6", "v1.7", "v1.8", "v1.9", "v1.10"},
     "pci_topology_annotation": {"v1.6", "v1.7", "v1.8", "v1.9", "v1.10"},
+    # shared/reference/kubevirt-releases/v1.6.6/swagger.json: VirtualMachinePoolSpec.maxUnavailable
+    "pool_max_unavailable": {"v1.6", "v1.7", "v1.8", "v1.9", "v1.10"},
 }
 
 
