@@ -28,6 +28,8 @@ def validate_dra(field: str, spec: Obj, config: WebhookConfig) -> list[Cause]:
     """``validateCreationDRA``: the resource claims, the GPUs, the host devices, then every claim they use is
     declared."""
     devices = as_map(as_map(spec.get("domain")).get("devices"))
+    if not spec.get("resourceClaims") and not devices.get("gpus") and not devices.get("hostDevices"):
+        return []
     gpus = [as_map(g) for g in as_list(devices.get("gpus"))]
     hosts = [as_map(h) for h in as_list(devices.get("hostDevices"))]
     claims = [as_map(c) for c in as_list(spec.get("resourceClaims"))]
