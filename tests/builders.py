@@ -14,7 +14,7 @@ import sys
 from collections.abc import Mapping
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import Any, Final
 
 import pytest
 
@@ -80,24 +80,31 @@ def assert_clean_failure(proc: subprocess.CompletedProcess[bytes], message: str)
 
 # --- objects --------------------------------------------------------------------------------------------
 
+MEMORY: Final[Obj] = {"resources": {"requests": {"memory": "1Gi"}}}  # what a VM without an instancetype must request
+
+
 def vm(name: str = "vm", namespace: str | None = "ns", *, annotations: Mapping[str, str] | None = None,
        **spec: Any) -> Obj:
-    """A bare VirtualMachine: ``spec`` as given, then (unless ``spec`` has one) a template of one empty domain."""
+    """A bare VirtualMachine: ``spec`` as given, then (unless ``spec`` has one) a template of one empty domain
+    (with a memory request when there is no instancetype)."""
     md: Obj = {"name": name}
     if namespace:
         md["namespace"] = namespace
     if annotations:
         md["annotations"] = dict(annotations)
     return {"apiVersion": "kubevirt.io/v1", "kind": "VirtualMachine", "metadata": md,
-            "spec": {**spec, "template": spec.get("template", {"spec": {"domain": {"devices": {}}}})}}
+            "spec": {**spec, "template": spec.get("template", {"spec": {"domain": {
+                "devices": {}, **({} if "instancetype" in spec else MEMORY)}}})}}
 
 
 def make_vm(template_spec: Obj | None = None, *, name: str = "vm", namespace: str | None = "ns1",
             instancetype: Obj | None = None, preference: Obj | None = None, template_metadata: Obj | None = None,
             status: Obj | None = None, **spec_extra: Any) -> Obj:
-    """A VirtualMachine with one containerDisk volume unless ``template_spec`` says otherwise."""
+    """A VirtualMachine with one containerDisk volume unless ``template_spec`` says otherwise; without an
+    instancetype, it requests memory (a VMI must, or the VMI webhook refuses to start it)."""
+    domain: Obj = {"devices": {}} if instancetype is not None else {"devices": {}, **MEMORY}
     tspec = template_spec if template_spec is not None else {
-        "domain": {"devices": {}},
+        "domain": domain,
         "volumes": [{"name": "containerdisk", "containerDisk": {"image": "quay.io/containerdisks/fedora:41"}}],
     }
     spec: Obj = {"runStrategy": "Always", **spec_extra}

@@ -129,7 +129,7 @@ def test_a_fleet_on_the_legacy_plugin_route_gets_one_warning_line(tmp_path: Path
     cfg = "apiVersion: kubevirt-krm.dev/v1alpha1\nkind: VirtualMachineRenderer\nmetadata:\n  name: r\n"
     (tmp_path / "cfg.yaml").write_text(cfg)
     vm = ("apiVersion: kubevirt.io/v1\nkind: VirtualMachine\nmetadata:\n  name: vm-{}\nspec:\n  runStrategy: Halted\n"
-          "  template:\n    spec:\n      domain:\n        devices: {{}}\n")
+          "  template:\n    spec:\n      domain:\n        devices: {{}}\n        resources: {{requests: {{memory: 1Gi}}}}\n")
     vms = LEGACY_PLUGIN_MAX_RESOURCES + 1
     stream = "---\n".join(vm.format(i) for i in range(vms))  # no matchers: passed through, nothing generated
     proc = run_fn([str(tmp_path / "cfg.yaml")], stream, env={"KUSTOMIZE_PLUGIN_CONFIG_STRING": cfg})

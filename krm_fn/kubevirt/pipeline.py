@@ -24,6 +24,7 @@ from typing import Final
 
 from krm_fn.index import Index
 from krm_fn.kube.paths import Obj
+from krm_fn.kube.status import Cause
 from krm_fn.kubevirt.caches import Caches
 from krm_fn.kubevirt.cluster import ClusterConfig
 from krm_fn.kubevirt.defaults import NETWORKS_FIELD
@@ -41,11 +42,14 @@ from krm_fn.kubevirt.webhooks.vm.admitter import (
     lookup_rejection,
     requirements_rejection,
     defaulted_rejection,
+    defaulted_spec,
     spread_rejection,
     template_rejection,
 )
+from krm_fn.kubevirt.webhooks.config import WebhookConfig
 from krm_fn.kubevirt.webhooks.vm.defaults import with_datasource_architecture
 from krm_fn.kubevirt.webhooks.vm.mutator import default_matcher_kinds, mutate, persist_preferences
+from krm_fn.kubevirt.webhooks.vmi.start import validate_vmi_start
 from krm_fn.kubevirt_versions import LATEST, Release
 
 VM_DEFINITION: Final = "v1.VirtualMachine"
@@ -62,12 +66,15 @@ class VmStages:
     the VM (:func:`krm_fn.kubevirt.schema.roundtrip.encode_shared`): no part of it may be mutated.
     """
 
-    __slots__ = ("rejection", "mutated", "inferred", "found", "_expanded", "_pending", "_tag")
+    __slots__ = ("rejection", "mutated", "inferred", "found", "start", "_expanded", "_pending", "_tag")
 
     def __init__(self, found: Matches, rejection: Rejection | None = None, mutated: Obj | None = None,
-                 inferred: Obj | None = None, *, pending: Obj | None = None, tag: str = DEFAULT_TAG) -> None:
+                 inferred: Obj | None = None, *, pending: Obj | None = None, tag: str = DEFAULT_TAG,
+                 start: tuple[Cause, ...] = ()) -> None:
         self.found = found
         self.rejection = rejection
+        # the VMI create webhook's causes when virt-controller starts the stored VM (it stays stored)
+        self.start = start
         self.mutated = mutated      # the VM as the mutating webhook left it
         self.inferred = inferred    # the VM after inferFromVolume only (what a pinned VM keeps)
         self._expanded: Obj | None = None
@@ -118,9 +125,8 @@ def vm_stages(vm: Obj, index: Index, cluster: ClusterConfig, caches: Caches | No
     if found is None:
         found = find_matches(vm, index, caches, tag=tag)
     if not found:  # no matchers: the template rules alone
-        rejection = defaulted_rejection(with_datasource_architecture(vm, index, release), cluster, release,
-                                        caches.domains)
-        return VmStages(found, rejection=rejection) if rejection else VmStages(found)
+        rejection, start = _as_written(vm, index, cluster, release, caches)
+        return VmStages(found, rejection=rejection, start=start)
     inferred = mutate(vm, index, release)
     if isinstance(inferred, Rejection):
         return VmStages(found, rejection=inferred)
@@ -128,11 +134,12 @@ def vm_stages(vm: Obj, index: Index, cluster: ClusterConfig, caches: Caches | No
         found = find_matches(inferred, index, caches, found, vm, tag)
     if not found:
         # inference with the Ignore policy cleared the matchers: KubeVirt persists that VM as is
-        rejection = defaulted_rejection(with_datasource_architecture(inferred, index, release), cluster, release,
-                                        caches.domains)
-        if rejection:
+        rejection, start = _as_written(inferred, index, cluster, release, caches)
+        if rejection is not None and rejection.stage != "template":
             return VmStages(found, rejection=rejection, mutated=inferred, inferred=inferred)
-        return VmStages(found, pending=inferred, mutated=inferred, inferred=inferred, tag=tag)
+        # the template rules' refusal keeps the VM the expand-spec API answers (it does not run them)
+        return VmStages(found, rejection=rejection, pending=inferred, mutated=inferred, inferred=inferred, tag=tag,
+                        start=start)
     # the webhook's changes (architecture, machine type, storage class) leave the matchers, status refs
     # and namespace alone: the lookups on ``inferred`` hold for ``mutated``
     it, pref = found.get("instancetype"), found.get("preference")
@@ -146,8 +153,22 @@ def vm_stages(vm: Obj, index: Index, cluster: ClusterConfig, caches: Caches | No
         return VmStages(found, rejection=expanded, mutated=mutated, inferred=inferred)
     # the webhook's template rules, on expand's whole copy; the expand-spec API does not run them, so a VM they
     # refuse keeps its expanded form (what that API returns) beside the rejection
-    rejection = template_rejection(mutated, expanded["spec"]["template"]["spec"], cluster, release, caches.domains)
-    return VmStages(found, rejection=rejection, pending=expanded, mutated=mutated, inferred=inferred, tag=tag)
+    applied = expanded["spec"]["template"]["spec"]
+    rejection = template_rejection(mutated, applied, cluster, release, caches.domains)
+    start = () if rejection else tuple(validate_vmi_start(applied, WebhookConfig(release, cluster)))
+    return VmStages(found, rejection=rejection, pending=expanded, mutated=mutated, inferred=inferred, tag=tag,
+                    start=start)
+
+
+def _as_written(vm: Obj, index: Index, cluster: ClusterConfig, release: Release,
+                caches: Caches) -> tuple[Rejection | None, tuple[Cause, ...]]:
+    """A VM without specs judged as written, KubeVirt's defaults set: the defaults' or the template rules'
+    refusal, else the VMI create webhook's causes."""
+    spec = defaulted_spec(with_datasource_architecture(vm, index, release), cluster, release)
+    if isinstance(spec, Rejection):
+        return spec, ()
+    rejection = template_rejection(vm, spec, cluster, release, caches.domains)
+    return rejection, () if rejection else tuple(validate_vmi_start(spec, WebhookConfig(release, cluster)))
 
 
 def admit_and_expand(vm: Obj, it: Lookup, pref: Lookup, cluster: ClusterConfig,

@@ -31,6 +31,7 @@ from krm_fn.kubevirt.webhooks.config import WebhookConfig
 from krm_fn.kubevirt.webhooks.vm.defaults import stored_form
 from krm_fn.kubevirt.webhooks.vmpool.admitter import POOL_VALIDATOR, pool_words, validate_pool
 from krm_fn.kubevirt.webhooks.vm.spec import vm_warnings
+from krm_fn.render.start import start_results
 from krm_fn.render.admission import describe
 from krm_fn.render.carriers import Carried, carried, moved, unchecked, with_pool_spec
 from krm_fn.kube import kpt_annotations
@@ -200,6 +201,7 @@ class ItemRenderer:
         for warning in vm_warnings(checked):  # what kubectl prints as "Warning: ..." when the VM is admitted
             done.results.append(Result.for_object(warning.message, vm, "warning", field_path=warning.field,
                                                   tags=(("stage", "admit"),)))
+        done.results += start_results(vm, stages.start)
         if mode == "expand":
             return self.stored(stages.expanded if stages.expanded is not None else vm, vm)
         if stages.inferred is not None and self.reference_policy != "reference":  # not expand mode (above)

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from krm_fn.kubevirt.cluster import ClusterConfig
-from tests.builders import instancetype, make_object, make_vm, preference
+from tests.builders import MEMORY, instancetype, make_object, make_vm, preference
 from tests.render_support import render
 from krm_fn.render.spec import RendererSpec
 
@@ -104,7 +104,10 @@ def test_lookup_failures_are_ignored_at_admission() -> None:
 
 
 def test_ignore_policy_clearing_the_matchers_persists_the_vm_as_is() -> None:
-    vm = make_vm(instancetype={"inferFromVolume": "containerdisk", "inferFromVolumeFailurePolicy": "Ignore"})
+    # the VM requests memory of its own: cleared of its instancetype, its VMI must (the VMI webhook's rule)
+    template = {"domain": {"devices": {}, **MEMORY},
+                "volumes": [{"name": "containerdisk", "containerDisk": {"image": "quay.io/containerdisks/fedora:41"}}]}
+    vm = make_vm(template, instancetype={"inferFromVolume": "containerdisk", "inferFromVolumeFailurePolicy": "Ignore"})
     out, results = _render([vm])
     assert results == [] and out[0] is not vm
     assert "instancetype" not in out[0]["spec"] and "architecture" not in out[0]["spec"]["template"]["spec"]

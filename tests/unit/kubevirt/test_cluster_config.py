@@ -30,7 +30,7 @@ def kubevirt(**configuration: Any) -> Obj:
 
 
 def vsock_vm() -> Obj:
-    return builders.make_vm({"domain": {"devices": {"autoattachVSOCK": True}},
+    return builders.make_vm({"domain": {"devices": {"autoattachVSOCK": True}, **builders.MEMORY},
                              "volumes": [{"name": "containerdisk",
                                           "containerDisk": {"image": "quay.io/containerdisks/fedora:41"}}]})
 

@@ -1,0 +1,35 @@
+"""A VM the VM webhooks store whose VMI the VMI create webhook refuses (issue 37, point 1): rendered as any stored
+VM, with that webhook's cause as an error when the VM runs and a warning when it does not, in every mode.
+
+The words are those of ``shared/conformance-vms`` case 271 (an arm64 VM with a watchdog).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.builders import MEMORY, NO_CATALOG, make_vm, problems, renderer, run_krm
+
+CAUSE = ('stored, but its VMI would be refused: admission webhook "virtualmachineinstances-create-validator.kubevirt.io"'
+         " denied the request: Arm64 not support Watchdog device")
+
+
+def _arm_vm(run_strategy: str) -> dict[str, object]:
+    spec = {"architecture": "arm64",
+            "domain": {"devices": {"watchdog": {"name": "w", "i6300esb": {}}}, **MEMORY},
+            "volumes": [{"name": "containerdisk", "containerDisk": {"image": "quay.io/containerdisks/fedora:41"}}]}
+    vm = make_vm(spec)
+    vm["spec"]["runStrategy"] = run_strategy
+    return vm
+
+
+@pytest.mark.parametrize("mode", ["validate", "revisions", "expand"])
+@pytest.mark.parametrize(("run_strategy", "severity", "code"), [("Always", "error", 1), ("Halted", "warning", 0)])
+def test_a_refused_vmi_is_an_error_when_the_vm_runs_and_a_warning_when_not(
+        mode: str, run_strategy: str, severity: str, code: int) -> None:
+    vm = _arm_vm(run_strategy)
+    out, got = run_krm([vm], renderer(mode, catalog=NO_CATALOG, cluster={"featureGates": ["MultiArchitecture"]}))
+    assert got == code
+    assert [(r["severity"], r["message"], r["field"]["path"]) for r in problems(out)] == [
+        (severity, CAUSE, "spec.template.spec.domain.devices.watchdog")]
+    assert [i for i in out["items"] if i["kind"] == "VirtualMachine"] == [vm]  # stored: rendered as written
