@@ -105,6 +105,8 @@ class Release(NamedTuple):
     pci_topology_annotation: bool = True
     # a VirtualMachinePool's maxUnavailable is judged (the field came in v1.6)            v1.6+
     pool_max_unavailable: bool = True
+    # the launcher pod's missing binding plugin is worded "binding" ("bindining" before)  v1.7+
+    binding_word_fixed: bool = True
 
 
 # release line -> builtin -> the version its virt-operator embeds and creates cluster-wide (the bundles of the
@@ -125,7 +127,8 @@ _BEFORE_V1_9: Final = dict(panic_device_created=False, video_type=False, launch_
                            resource_claims_checked=False, grace_checked=False)
 _BEFORE_V1_8: Final = dict(_BEFORE_V1_9, hugepages_page_size_field=False, discontinued_bindings=False,
                            dra_pairs_checked=False)
-_BEFORE_V1_7: Final = dict(_BEFORE_V1_8, launch_security_arch=False, alpha_revisions_decoded=True, matcher_kind_defaulted=True,
+_BEFORE_V1_7: Final = dict(_BEFORE_V1_8, launch_security_arch=False, binding_word_fixed=False,
+                           alpha_revisions_decoded=True, matcher_kind_defaulted=True,
                            memory_conflict_whole=True, infer_matcher_message=True, architecture_preference=False,
                            io_threads=False, block_size_bus_checked=False, ppc64le_machine_type=True)
 RELEASES: Final[Mapping[str, Release]] = {

@@ -207,11 +207,11 @@ def compare_vm(entry: dict[str, Any], output_vm: Obj, errors: list[VMError], unc
 
     ``unchanged``: the VM was passed through as is (identity through the engine API; through the real entry
     point, compare with the input text's data). KubeVirt returns the Go round trip of such a VM. A refusal of the
-    VM's VMI (stage ``vmi``) leaves the VM stored and rendered: the expand-spec API does not start it
+    VM's VMI or launcher pod (stages ``vmi``, ``pod``) leaves the VM stored and rendered: the expand-spec API does not start it
     (tests/test_conformance_vms.py judges those causes).
     """
     problems: list[str] = []
-    errors = [e for e in errors if e.stage != "vmi"]
+    errors = [e for e in errors if e.stage not in ("vmi", "pod")]
     if entry.get("error"):
         want = STAGE_PREFIX[entry["errorStage"]] + entry["error"]
         # KubeVirt's verdict: the first error, or the one the root causes we lead with are followed by

@@ -16,7 +16,10 @@ Three things are checked for every VM of every case:
 * A VM stored but whose VMI the VMI create webhook refuses has each of that webhook's causes among our results: an
   error when the VM runs, a warning when it does not.
 
-The launcher pod's stage is issue 37's to build.
+* A VM whose launcher pod the cluster's configuration keeps from being created (an unknown binding plugin,
+  containerPath volumes without their gate) has that error among our results, likewise.
+
+The launcher pod's resources are issue 37's to build.
 """
 
 from __future__ import annotations
@@ -35,7 +38,7 @@ from krm_fn.kubevirt.rejection import STAGE_PREFIX
 from krm_fn.kubevirt_versions import RELEASES, KubevirtVersion
 from krm_fn.kubevirt.webhooks.vmi.start import VMI_VALIDATOR
 from krm_fn.render.spec import RendererSpec
-from krm_fn.render.start import PREFIX, runs
+from krm_fn.render.start import POD_PREFIX, PREFIX, runs
 from tests.builders import require_shared, shared_dir
 from tests.render_support import render
 
@@ -45,6 +48,10 @@ VERSIONS: dict[str, KubevirtVersion] = {RELEASES[v].tag: v for v in ("v1.9", "v1
 MAIN = "v1.9.0"
 VALIDATOR = STAGE_PREFIX["admit"]  # kubectl's words before each cause of the VM validating webhook
 START = PREFIX + VMI_VALIDATOR  # our words before each cause of the VMI create webhook
+# the launcher pod errors the cluster's configuration decides (krm_fn.kubevirt.launcher.manifest); the others need
+# cluster objects a repository seldom holds (a PVC, a NetworkAttachmentDefinition, a default StorageClass)
+CONFIGURED = ("failed to render launch manifest: couldn't find configuration for network",
+              "VMI has ContainerPath volumes but")
 CASES = sorted((CORPUS / "cases").iterdir()) if (CORPUS / "cases").is_dir() else []
 
 
@@ -135,6 +142,10 @@ def test_we_refuse_what_kubevirt_refuses_and_in_its_words(tag: str, case: Path) 
             said_of = ours.get(key, []) if runs(_vm_of(case, key)) else warned.get(key, [])
             for cause in vmi_admit["causes"]:
                 assert any(m.endswith(START + cause["message"]) for m, _ in said_of), f"{key}: {cause} {said_of}"
+        pod_error = (answer.get("pod") or {}).get("error") or ""
+        if pod_error.startswith(CONFIGURED):  # what the cluster's configuration alone keeps from being created
+            said_of = ours.get(key, []) if runs(_vm_of(case, key)) else warned.get(key, [])
+            assert (POD_PREFIX + pod_error) in [m for m, _ in said_of], f"{key}: {pod_error} {said_of}"
         if key not in ours:
             continue
         assert theirs, f"{key}: KubeVirt admits and starts this VM, we refuse it: {ours[key]}"

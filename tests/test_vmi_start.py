@@ -33,3 +33,19 @@ def test_a_refused_vmi_is_an_error_when_the_vm_runs_and_a_warning_when_not(
     assert [(r["severity"], r["message"], r["field"]["path"]) for r in problems(out)] == [
         (severity, CAUSE, "spec.template.spec.domain.devices.watchdog")]
     assert [i for i in out["items"] if i["kind"] == "VirtualMachine"] == [vm]  # stored: rendered as written
+
+
+def test_an_unknown_binding_plugin_keeps_the_launcher_pod_from_being_created() -> None:
+    """``shared/conformance-vms`` case 146: the interface names a binding plugin the KubeVirt CR does not configure;
+    configured, the pod is created."""
+    spec = {"domain": {"devices": {"interfaces": [{"name": "default", "binding": {"name": "mine"}}]}, **MEMORY},
+            "networks": [{"name": "default", "pod": {}}],
+            "volumes": [{"name": "containerdisk", "containerDisk": {"image": "quay.io/containerdisks/fedora:41"}}]}
+    out, code = run_krm([make_vm(spec)], renderer("validate", catalog=NO_CATALOG))
+    assert code == 1 and [(r["message"], r["field"]["path"]) for r in problems(out)] == [
+        ("stored, but its launcher pod would not be created: failed to render launch manifest: couldn't find "
+         "configuration for network binding: mine", "spec.template.spec.domain.devices.interfaces[0].binding.name")]
+    kubevirt = {"apiVersion": "kubevirt.io/v1", "kind": "KubeVirt", "metadata": {"name": "kubevirt", "namespace": "kubevirt"},
+                "spec": {"configuration": {"network": {"binding": {"mine": {"sidecarImage": "registry/mine:1"}}}}}}
+    out, code = run_krm([kubevirt, make_vm(spec)], renderer("validate", catalog=NO_CATALOG))
+    assert code == 0 and problems(out) == []

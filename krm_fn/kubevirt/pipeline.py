@@ -49,6 +49,7 @@ from krm_fn.kubevirt.webhooks.vm.admitter import (
 from krm_fn.kubevirt.webhooks.config import WebhookConfig
 from krm_fn.kubevirt.webhooks.vm.defaults import with_datasource_architecture
 from krm_fn.kubevirt.webhooks.vm.mutator import default_matcher_kinds, mutate, persist_preferences
+from krm_fn.kubevirt.launcher.manifest import pod_causes
 from krm_fn.kubevirt.webhooks.vmi.start import validate_vmi_start
 from krm_fn.kubevirt_versions import LATEST, Release
 
@@ -155,7 +156,7 @@ def vm_stages(vm: Obj, index: Index, cluster: ClusterConfig, caches: Caches | No
     # refuse keeps its expanded form (what that API returns) beside the rejection
     applied = expanded["spec"]["template"]["spec"]
     rejection = template_rejection(mutated, applied, cluster, release, caches.domains)
-    start = () if rejection else tuple(validate_vmi_start(applied, WebhookConfig(release, cluster)))
+    start = () if rejection else starting(applied, cluster, release)
     return VmStages(found, rejection=rejection, pending=expanded, mutated=mutated, inferred=inferred, tag=tag,
                     start=start)
 
@@ -168,7 +169,14 @@ def _as_written(vm: Obj, index: Index, cluster: ClusterConfig, release: Release,
     if isinstance(spec, Rejection):
         return spec, ()
     rejection = template_rejection(vm, spec, cluster, release, caches.domains)
-    return rejection, () if rejection else tuple(validate_vmi_start(spec, WebhookConfig(release, cluster)))
+    return rejection, () if rejection else starting(spec, cluster, release)
+
+
+def starting(spec: Obj, cluster: ClusterConfig, release: Release) -> tuple[Cause, ...]:
+    """What starting the stored VM meets, its VMI spec being ``spec``: the VMI create webhook's causes, else what
+    keeps its launcher pod from being created (a cause whose message has no webhook's words)."""
+    config = WebhookConfig(release, cluster)
+    return tuple(validate_vmi_start(spec, config)) or tuple(pod_causes(spec, config))
 
 
 def admit_and_expand(vm: Obj, it: Lookup, pref: Lookup, cluster: ClusterConfig,

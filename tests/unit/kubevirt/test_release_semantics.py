@@ -82,6 +82,8 @@ SWITCHES: dict[str, set[str]] = {
     "pci_topology_annotation": {"v1.6", "v1.7", "v1.8", "v1.9", "v1.10"},
     # shared/reference/kubevirt-releases/v1.6.6/swagger.json: VirtualMachinePoolSpec.maxUnavailable
     "pool_max_unavailable": {"v1.6", "v1.7", "v1.8", "v1.9", "v1.10"},
+    # shared/conformance-vms case 146 (pod.error)
+    "binding_word_fixed": {"v1.7", "v1.8", "v1.9", "v1.10"},
 }
 
 
