@@ -16,6 +16,7 @@ Three things are checked for every VM of every case:
 * A VM stored but whose VMI the VMI create webhook refuses has each of that webhook's causes among our results: an
   error when the VM runs, a warning when it does not.
 
+* A VMI given as such (``vmi.object``) is refused with exactly the VMI create webhook's causes, or admitted.
 * A VM whose launcher pod the cluster's configuration keeps from being created (an unknown binding plugin,
   containerPath volumes without their gate) has that error among our results, likewise.
 
@@ -207,3 +208,29 @@ def test_the_stored_form_is_what_the_mutating_webhook_stores(tag: str, case: Pat
         key = (answer["namespace"], answer["vm"])
         if key not in refused:
             assert stored_view(ours[key]) == stored_view(answer["vmMutate"]["object"]), key
+
+
+def _as_vmi(answer: dict[str, Any]) -> Obj:
+    """The VMI virt-controller stored for a VM (``vmi.object``), as a user would give it: name, namespace,
+    labels, annotations and spec."""
+    stored = answer["vmi"]["object"]
+    metadata = {k: v for k, v in stored["metadata"].items() if k in ("name", "namespace", "labels", "annotations")}
+    return {"apiVersion": "kubevirt.io/v1", "kind": "VirtualMachineInstance", "metadata": metadata,
+            "spec": stored["spec"]}
+
+
+@pytest.mark.parametrize(("tag", "case"), PARAMS)
+def test_a_vmi_given_as_such_is_admitted_as_the_vmi_webhook_admits_it(tag: str, case: Path) -> None:
+    """Each VMI of a case (after KubeVirt's VMI mutating webhook) as an input: refused with the VMI create
+    webhook's causes, in kubectl's words at their fields, or admitted."""
+    expected = [a for a in yaml.safe_load(_expected(tag, case).read_text(encoding="utf-8"))
+                if (a.get("vmi") or {}).get("object") and a["vmi"].get("admit")]
+    others = [d for d in _inputs(case) if d.get("kind") != "VirtualMachine"]
+    vmis = [_as_vmi(a) for a in expected]
+    _, results = render(copy.deepcopy(others) + vmis, RendererSpec(mode="validate", kubevirt_version=VERSIONS[tag]))
+    for answer, vmi in zip(expected, vmis):
+        name = vmi["metadata"]["name"]
+        ours = [(r.message, r.field_path) for r in results if r.severity == "error" and r.resource_ref is not None
+                and r.resource_ref.kind == "VirtualMachineInstance" and r.resource_ref.name == name]
+        want = [(VMI_VALIDATOR + c["message"], c["field"] or None) for c in answer["vmi"]["admit"]["causes"]]
+        assert ours == want, f"{name}: {json.dumps(ours)} != {json.dumps(want)}"

@@ -26,6 +26,7 @@ ANN_ORIGIN = "config.kubernetes.io/origin"
 VM_API_VERSION = "kubevirt.io/v1"
 VM_API_VERSIONS: Final = frozenset({VM_API_VERSION, "kubevirt.io/v1alpha3"})  # both served, same types
 KIND_VM = "VirtualMachine"
+KIND_VMI = "VirtualMachineInstance"
 
 # objects that carry a VM (krm_fn/render/carriers.py): a pool's template, virt-template's and OpenShift's templates
 KIND_POOL = "VirtualMachinePool"

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from krm_fn.index import Index, is_vm
-from krm_fn.kube.api import FAMILIES, KIND_POOL
+from krm_fn.kube.api import FAMILIES, KIND_POOL, KIND_VMI, VM_API_VERSION
 from krm_fn.kube.identity import name_of
 from krm_fn.kube.meta import metadata_problems, undecodable_metadata
 from krm_fn.kube.status import Cause
@@ -31,6 +31,8 @@ from krm_fn.kubevirt.webhooks.config import WebhookConfig
 from krm_fn.kubevirt.webhooks.vm.defaults import stored_form
 from krm_fn.kubevirt.webhooks.vmpool.admitter import POOL_VALIDATOR, pool_words, validate_pool
 from krm_fn.kubevirt.webhooks.vm.spec import vm_warnings
+from krm_fn.kubevirt.webhooks.vmi.admitter import admit_vmi
+from krm_fn.kubevirt.webhooks.vmi.start import VMI_VALIDATOR
 from krm_fn.render.start import start_results
 from krm_fn.render.admission import describe
 from krm_fn.render.carriers import Carried, carried, moved, unchecked, with_pool_spec
@@ -67,6 +69,11 @@ class ItemRenderer:
     def item(self, item: Any, done: Rendered[Obj]) -> Any:
         if is_vm(item):
             return self.vm(item, done)
+        if isinstance(item, dict) and item.get("kind") == KIND_VMI and item.get("apiVersion") == VM_API_VERSION:
+            done.results += [Result.for_object(VMI_VALIDATOR + c.message, item, field_path=c.field,
+                                               tags=(("stage", "vmi"),))
+                             for c in admit_vmi(item, WebhookConfig(self.release, self.spec.cluster))]
+            return item
         wave = self.spec.revisions.sync_wave
         if wave is not None and self.spec.mode == "revisions" and is_instancetype_revision(item):
             return with_sync_wave(item, wave)
