@@ -22,6 +22,10 @@ SPLIT_RE: Final = "^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$"
 ERR_FORMAT: Final = f"quantities must match the regular expression '{SPLIT_RE}'"
 ERR_NUMERIC: Final = "unable to parse numeric part of quantity"
 ERR_SUFFIX: Final = "unable to parse quantity's suffix"
+# Python reads at most this many digits as one integer (sys.get_int_max_str_digits), a guard against quadratic
+# conversions; apimachinery has no such bound, so a longer number is refused in our words, not Go's
+MAX_DIGITS: Final = 4300
+ERR_DIGITS: Final = f"a quantity of more than {MAX_DIGITS} digits is not read (kubevirt-krm's limit)"
 
 _INT64_MAX: Final = (1 << 63) - 1
 _INT64_MIN: Final = -(1 << 63)
@@ -74,7 +78,7 @@ def _interpret(suffix: str) -> tuple[int, int, Format] | None:
     if len(suffix) > 1 and suffix[0] in "eE":
         body = suffix[1:]
         digits = body[1:] if body[:1] in ("+", "-") else body
-        if digits and all(c in _DIGITS for c in digits):
+        if digits and all(c in _DIGITS for c in digits) and len(digits) <= MAX_DIGITS:
             value = int(body)
             if _INT64_MIN <= value <= _INT64_MAX:
                 return 10, value, "DecimalExponent"
@@ -447,4 +451,6 @@ def _parse_dec(value: str) -> tuple[int, int]:
     digits = (whole + frac) or "0"
     if not all(c in _DIGITS for c in digits):
         raise QuantityError(ERR_NUMERIC)
+    if len(digits) > MAX_DIGITS:
+        raise QuantityError(ERR_DIGITS)
     return sign * int(digits), len(frac)

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 import yaml
 
-from krm_fn.kube.quantity import Quantity, QuantityError, exact
+from krm_fn.kube.quantity import ERR_DIGITS, ERR_SUFFIX, Quantity, QuantityError, exact
 from krm_fn.kube.quantity_json import from_json, go_float_string
 from krm_fn.kubevirt.apply.memory import overcommit_request
 from krm_fn.kube.quantity_json import round_trip as canonical
@@ -109,3 +109,18 @@ def test_compare_and_zero() -> None:
     assert Quantity.parse("1G").cmp(Quantity.parse("1Gi")) < 0
     assert Quantity.parse("0Mi").is_zero()
     assert Quantity.parse("1Gi") == Quantity.parse("1073741824")
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("1" + "0" * 4300 + "1", ERR_DIGITS), ("0." + "1" * 4301 + "Gi", ERR_DIGITS),
+    ("1e" + "9" * 4301, ERR_SUFFIX)])  # Go's words: the exponent does not fit an int64
+def test_a_number_longer_than_python_reads_is_refused_in_words_not_a_traceback(text: str, message: str) -> None:
+    """Python converts at most 4300 digits to an int (a guard against quadratic work); such a number is refused
+    with our limit named (apimachinery itself has no bound), an exponent as Go refuses it."""
+    with pytest.raises(QuantityError) as err:
+        Quantity.parse(text)
+    assert str(err.value) == message
+
+
+def test_the_longest_number_python_reads_is_still_read() -> None:
+    assert Quantity.parse("1" * 4300).format == "DecimalSI"
