@@ -1,5 +1,6 @@
 """The VMI spec's affinity (Kubernetes' ``ValidateAffinity``, as KubeVirt calls it): preferred terms weigh 1-100,
-pod (anti-)affinity terms name a topology key, a required node selector has a term.
+pod (anti-)affinity terms name a topology key, a required node selector has a term, and selector expressions have a
+known operator with the values it wants.
 
 KubeVirt passes the template spec's path, not the affinity's, so a fault under ``affinity.podAntiAffinity`` is
 reported at ``spec.template.spec.podAntiAffinity``.
@@ -11,9 +12,11 @@ from __future__ import annotations
 from typing import Any
 
 from krm_fn.kube.paths import Obj, as_list, as_map
-from krm_fn.kube.status import INVALID, REQUIRED, Cause
+from krm_fn.kube.status import FORBIDDEN, INVALID, REQUIRED, Cause
 
 PREFERRED = "preferredDuringSchedulingIgnoredDuringExecution"
+NODE_OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt")
+LABEL_OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist")
 REQUIRED_TERMS = "requiredDuringSchedulingIgnoredDuringExecution"
 
 
@@ -25,11 +28,17 @@ def validate_affinity(field: str, spec: Obj) -> list[Cause]:
     causes = []
     node = as_map(affinity.get("nodeAffinity"))
     required = node.get(REQUIRED_TERMS)
-    if isinstance(required, dict) and not as_list(required.get("nodeSelectorTerms")):
-        causes.append(_required(f"{field}.nodeAffinity.{REQUIRED_TERMS}.nodeSelectorTerms",
-                                "must have at least one node selector term"))
+    if isinstance(required, dict):
+        at = f"{field}.nodeAffinity.{REQUIRED_TERMS}.nodeSelectorTerms"
+        terms = as_list(required.get("nodeSelectorTerms"))
+        if not terms:
+            causes.append(_required(at, "must have at least one node selector term"))
+        for idx, term in enumerate(terms):
+            causes += _node_term(f"{at}[{idx}]", as_map(term))
     for idx, term in enumerate(as_list(node.get(PREFERRED))):
-        causes += _weight(f"{field}.nodeAffinity.{PREFERRED}[{idx}].weight", as_map(term).get("weight", 0))
+        at = f"{field}.nodeAffinity.{PREFERRED}[{idx}]"
+        causes += _weight(f"{at}.weight", as_map(term).get("weight", 0))
+        causes += _node_term(f"{at}.preference", as_map(as_map(term).get("preference")))
     for kind in ("podAffinity", "podAntiAffinity"):
         pod = as_map(affinity.get(kind))
         for idx, term in enumerate(as_list(pod.get(REQUIRED_TERMS))):
@@ -47,8 +56,40 @@ def _weight(at: str, weight: Any) -> list[Cause]:
     return [Cause(INVALID, at, f"{at}: Invalid value: {weight}: must be in the range 1-100")]
 
 
+def _node_term(at: str, term: Obj) -> list[Cause]:
+    """A node selector term's expressions."""
+    return _expressions(f"{at}.matchExpressions", term.get("matchExpressions"), NODE_OPERATORS)
+
+
 def _topology(at: str, term: Obj) -> list[Cause]:
-    return [] if term.get("topologyKey") else [_required(f"{at}.topologyKey", "can not be empty")]
+    """A pod affinity term's label selector expressions, then its topology key."""
+    causes = _expressions(f"{at}.labelSelector.matchExpressions",
+                          as_map(term.get("labelSelector")).get("matchExpressions"), LABEL_OPERATORS)
+    return causes + ([] if term.get("topologyKey") else [_required(f"{at}.topologyKey", "can not be empty")])
+
+
+def _expressions(at: str, expressions: Any, operators: tuple[str, ...]) -> list[Cause]:
+    """Each expression's operator one of ``operators``, with the values it wants."""
+    causes = []
+    for idx, req in enumerate(as_list(expressions)):
+        req = as_map(req)
+        where, operator, values = f"{at}[{idx}]", req.get("operator", ""), as_list(req.get("values"))
+        if operator in ("In", "NotIn") and not values:
+            causes.append(_required(f"{where}.values", "must be specified when `operator` is 'In' or 'NotIn'"))
+        elif operator in ("Exists", "DoesNotExist") and values:
+            causes.append(_forbidden(f"{where}.values", "may not be specified when `operator` is 'Exists' or "
+                                                        "'DoesNotExist'"))
+        elif operator in ("Gt", "Lt") and operator in operators and len(values) != 1:
+            causes.append(_required(f"{where}.values", "must be specified single value when `operator` is 'Lt' or "
+                                                       "'Gt'"))
+        elif operator not in operators:
+            causes.append(Cause(INVALID, f"{where}.operator", f'{where}.operator: Invalid value: "{operator}": not a '
+                                                              "valid selector operator"))
+    return causes
+
+
+def _forbidden(at: str, detail: str) -> Cause:
+    return Cause(FORBIDDEN, at, f"{at}: Forbidden: {detail}")
 
 
 def _required(at: str, detail: str) -> Cause:
