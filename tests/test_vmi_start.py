@@ -49,3 +49,22 @@ def test_an_unknown_binding_plugin_keeps_the_launcher_pod_from_being_created() -
                 "spec": {"configuration": {"network": {"binding": {"mine": {"sidecarImage": "registry/mine:1"}}}}}}
     out, code = run_krm([kubevirt, make_vm(spec)], renderer("validate", catalog=NO_CATALOG))
     assert code == 0 and problems(out) == []
+
+
+@pytest.mark.parametrize(("spec", "field"), [
+    ({"domain": []}, "spec.domain"),
+    ({"domain": {"devices": {}, "resources": {"requests": {"memory": "abc"}}}}, "spec.domain.resources.requests.memory"),
+    ("x", "spec")])
+def test_a_malformed_vmi_is_one_error_at_its_field_and_the_others_go_on(spec: object, field: str) -> None:
+    """A VirtualMachineInstance the release's schema refuses: one result naming it, exit 1, no internal error;
+    the VM beside it is still rendered and judged."""
+    vmi = {"apiVersion": "kubevirt.io/v1", "kind": "VirtualMachineInstance", "metadata": {"name": "bad", "namespace": "ns1"},
+           "spec": spec}
+    out, code = run_krm([vmi, _arm_vm("Always")], renderer("validate", catalog=NO_CATALOG,
+                                                             cluster={"featureGates": ["MultiArchitecture"]}))
+    assert code == 1
+    bad = [r for r in problems(out) if r["resourceRef"]["kind"] == "VirtualMachineInstance"]
+    assert [(r["field"]["path"], r["message"].startswith("Object is not a valid VirtualMachineInstance: ")) for r in bad] \
+        == [(field, True)]
+    assert [r["message"] for r in problems(out) if r["resourceRef"]["kind"] == "VirtualMachine"] == [CAUSE]
+    assert [i for i in out["items"] if i["kind"] == "VirtualMachineInstance"] == [vmi]

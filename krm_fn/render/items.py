@@ -11,7 +11,7 @@ checked on what was found, the pipeline continues from it, and pinning reads it 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Final
 
 from krm_fn.index import Index, is_vm
 from krm_fn.kube.api import FAMILIES, KIND_POOL, KIND_VMI, VM_API_VERSION
@@ -32,6 +32,7 @@ from krm_fn.kubevirt.webhooks.vm.defaults import stored_form
 from krm_fn.kubevirt.webhooks.vmpool.admitter import POOL_VALIDATOR, pool_words, validate_pool
 from krm_fn.kubevirt.webhooks.vm.spec import vm_warnings
 from krm_fn.kubevirt.webhooks.vmi.admitter import admit_vmi
+from krm_fn.kubevirt.schema.validation import vmi_spec_errors
 from krm_fn.kubevirt.webhooks.vmi.start import VMI_VALIDATOR
 from krm_fn.render.start import start_results
 from krm_fn.render.admission import describe
@@ -43,6 +44,9 @@ from krm_fn.render.rendered import Rendered
 from krm_fn.render.spec import RendererSpec
 from krm_fn.results import FOLLOWS_FROM, Result
 from krm_fn.kubevirt_versions import DEFAULT, NEWEST, release
+
+
+VMI_SCHEMA: Final = "Object is not a valid VirtualMachineInstance: "
 
 
 class ItemRenderer:
@@ -70,9 +74,7 @@ class ItemRenderer:
         if is_vm(item):
             return self.vm(item, done)
         if isinstance(item, dict) and item.get("kind") == KIND_VMI and item.get("apiVersion") == VM_API_VERSION:
-            done.results += [Result.for_object(VMI_VALIDATOR + c.message, item, field_path=c.field,
-                                               tags=(("stage", "vmi"),))
-                             for c in admit_vmi(item, WebhookConfig(self.release, self.spec.cluster))]
+            done.results += self.vmi(item)
             return item
         wave = self.spec.revisions.sync_wave
         if wave is not None and self.spec.mode == "revisions" and is_instancetype_revision(item):
@@ -87,6 +89,21 @@ class ItemRenderer:
                 return item
             return {**item, "items": inner}
         return item
+
+    def vmi(self, vmi: Obj) -> list[Result]:
+        """A VirtualMachineInstance given as such: the release's schema for its spec, then the VMI create
+        webhook (:func:`krm_fn.kubevirt.webhooks.vmi.admitter.admit_vmi`), each cause an error result."""
+        errors = vmi_spec_errors(vmi.get("spec"), self.release.tag)
+        if errors:
+            return [Result.for_object(VMI_SCHEMA + ", ".join(e.message for e in errors), vmi,
+                                      field_path=errors[0].field or None, tags=(("stage", "schema"),))]
+        try:
+            causes = admit_vmi(vmi, WebhookConfig(self.release, self.spec.cluster))
+        except (ValueError, TypeError, KeyError, AttributeError, IndexError) as exc:  # last line of defence
+            return [Result.for_object(f"cannot judge this VirtualMachineInstance ({type(exc).__name__}: {exc}); a "
+                                      "field it sets is malformed", vmi, tags=(("stage", "input"),))]
+        return [Result.for_object(VMI_VALIDATOR + c.message, vmi, field_path=c.field, tags=(("stage", "vmi"),))
+                for c in causes]
 
     def vm(self, vm: Obj, done: Rendered[Obj]) -> Obj:
         problem = self.metadata_problem(vm)

@@ -256,6 +256,19 @@ def schema_errors(vm: dict[str, Any], tag: str = DEFAULT_TAG) -> list[SchemaErro
     return errs + _once(found)
 
 
+VMI_SPEC_DEF: Final = "v1.VirtualMachineInstanceSpec"
+
+
+def vmi_spec_errors(spec: Any, tag: str = DEFAULT_TAG) -> list[SchemaError]:
+    """The same validator on a VirtualMachineInstance's ``spec`` (at ``spec``): empty when valid."""
+    node = spec_schema(tag).definition(VMI_SPEC_DEF)
+    if type(spec) in node.accept or _checker(node)(spec):
+        return []
+    found: list[SchemaError] = []
+    _validate(spec, node, "spec", "spec", found)
+    return _once(found)
+
+
 def _once(errs: list[SchemaError]) -> list[SchemaError]:
     """Each message once, first occurrence kept (go-openapi's ``Result.AddErrors``; the spec's and the
     status's results are appended to each other as they are)."""
