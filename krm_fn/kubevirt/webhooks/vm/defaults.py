@@ -67,7 +67,7 @@ def with_datasource_architecture(vm: Obj, index: Index, release: Release) -> Obj
 def stored_form(vm: Obj, index: Index, cluster: ClusterConfig, release: Release) -> Obj:
     """``vm`` (the mutating webhook's preference values already in it) with what the webhook stores on CREATE,
     each only where the VM has none: a copy of the paths it writes; ``vm`` itself when it writes nothing."""
-    template = vm.get("spec", {}).get("template") if isinstance(vm.get("spec"), dict) else None
+    template = as_map(vm.get("spec")).get("template")
     if not isinstance(template, dict) or not isinstance(template.get("spec"), dict):
         return vm
     spec = dict(template["spec"])

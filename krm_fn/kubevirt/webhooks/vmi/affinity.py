@@ -9,15 +9,15 @@ Each cause's message is apimachinery's ``field.Error`` text: the path, the kind 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final
 
 from krm_fn.kube.paths import Obj, as_list, as_map
 from krm_fn.kube.status import FORBIDDEN, INVALID, REQUIRED, Cause
 
-PREFERRED = "preferredDuringSchedulingIgnoredDuringExecution"
-NODE_OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt")
-LABEL_OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist")
-REQUIRED_TERMS = "requiredDuringSchedulingIgnoredDuringExecution"
+PREFERRED: Final = "preferredDuringSchedulingIgnoredDuringExecution"
+REQUIRED_TERMS: Final = "requiredDuringSchedulingIgnoredDuringExecution"
+LABEL_OPERATORS: Final = ("In", "NotIn", "Exists", "DoesNotExist")  # a label selector's (metav1)
+NODE_OPERATORS: Final = (*LABEL_OPERATORS, "Gt", "Lt")  # a node selector's
 
 
 def validate_affinity(field: str, spec: Obj) -> list[Cause]:

@@ -14,12 +14,13 @@ from typing import Any, Final
 
 from krm_fn.kube.paths import Obj, as_list, as_map
 from krm_fn.kube.status import INVALID, REQUIRED, Cause
+from krm_fn.kubevirt.rejection import STAGE_PREFIX
+from krm_fn.kubevirt.webhooks.vmi.affinity import LABEL_OPERATORS
 from krm_fn.kubevirt_versions import Release
 
 POOL_VALIDATOR: Final = 'admission webhook "virtualmachinepool-validator.kubevirt.io" denied the request: '
-VM_VALIDATOR: Final = 'admission webhook "virtualmachine-validator.kubevirt.io" denied the request: '
+VM_VALIDATOR: Final = STAGE_PREFIX["template"]  # the VM webhook's words, which the pool webhook's replace
 TEMPLATE_ROOT: Final = "spec.virtualMachineTemplate.spec"
-OPERATORS: Final = ("In", "NotIn", "Exists", "DoesNotExist")
 # the VM's own paths in a cause's words, which the pool webhook names under its template
 _VM_PATH: Final = re.compile(r"(?<![\w.])spec\.(?=template\b|dataVolumeTemplates\b|running\b|runStrategy\b)")
 
@@ -47,7 +48,7 @@ def _selector_fault(selector: Any) -> str | None:
     """``LabelSelectorAsSelector``'s error: an unknown operator."""
     for expression in as_list(as_map(selector).get("matchExpressions")):
         operator = as_map(expression).get("operator", "")
-        if operator not in OPERATORS:
+        if operator not in LABEL_OPERATORS:
             return f'"{operator}" is not a valid label selector operator'
     return None
 
