@@ -107,6 +107,21 @@ class Release(NamedTuple):
     pool_max_unavailable: bool = True
     # the launcher pod's missing binding plugin is worded "binding" ("bindining" before)  v1.7+
     binding_word_fixed: bool = True
+    # the launcher pod: the video device's overhead is 32Mi (16Mi before)                v1.6+
+    video_overhead_doubled: bool = True
+    # ... the serial console's log container is a native sidecar init container           v1.6+
+    console_log_sidecar: bool = True
+    # ... a GPU or host device with a resource claim asks no device plugin                v1.6+
+    device_claims: bool = True
+    # ... the memory overhead adds memory.reservedOverhead and passt's 250Mi              v1.8+
+    reserved_overhead: bool = True
+    passt_memory: bool = True
+    # ... container disks on image volumes get digest-resolving init containers          v1.7+
+    image_digest_init: bool = True
+    # ... TDX and IOMMUFD ask for their devices (devices.kubevirt.io/tdx, iommufd)        v1.9+
+    tdx_iommufd_devices: bool = True
+    # ... QEMU's overhead is 50Mi (30Mi before)                                           main
+    qemu_overhead_raised: bool = False
 
 
 # release line -> builtin -> the version its virt-operator embeds and creates cluster-wide (the bundles of the
@@ -124,13 +139,14 @@ DEPLOYED: Final[Mapping[str, Mapping[str, str]]] = {
 _BEFORE_V1_9: Final = dict(panic_device_created=False, video_type=False, launch_security_pref=False,
                            launch_security_warning=False, infer_snapshot_sources=False, beta_gates_on=False,
                            binding_required=False, port_field=False,
-                           resource_claims_checked=False, grace_checked=False)
+                           resource_claims_checked=False, grace_checked=False, tdx_iommufd_devices=False)
 _BEFORE_V1_8: Final = dict(_BEFORE_V1_9, hugepages_page_size_field=False, discontinued_bindings=False,
-                           dra_pairs_checked=False)
+                           dra_pairs_checked=False, reserved_overhead=False, passt_memory=False)
 _BEFORE_V1_7: Final = dict(_BEFORE_V1_8, launch_security_arch=False, binding_word_fixed=False,
                            alpha_revisions_decoded=True, matcher_kind_defaulted=True,
                            memory_conflict_whole=True, infer_matcher_message=True, architecture_preference=False,
-                           io_threads=False, block_size_bus_checked=False, ppc64le_machine_type=True)
+                           io_threads=False, block_size_bus_checked=False, ppc64le_machine_type=True,
+                           image_digest_init=False)
 RELEASES: Final[Mapping[str, Release]] = {
     "v1.5": Release(object_version="v1beta1", builtins=DEPLOYED["v1.5"], tag="v1.5.3", **_BEFORE_V1_7,
                     alpha_versions_served=True, missing_reference_refused=True,
@@ -138,12 +154,13 @@ RELEASES: Final[Mapping[str, Release]] = {
                     wait_as_receiver=False, dedicated_memory_sources=False, live_update_default=False,
                     empty_cdrom=False, datasource_architecture=False,
                     firmware_uuid_stored=False, pci_topology_annotation=False,
-                    pool_max_unavailable=False),
+                    pool_max_unavailable=False, video_overhead_doubled=False, console_log_sidecar=False,
+                    device_claims=False),
     "v1.6": Release(object_version="v1beta1", builtins=DEPLOYED["v1.6"], tag="v1.6.6", **_BEFORE_V1_7),
     "v1.7": Release(object_version="v1beta1", builtins=DEPLOYED["v1.7"], tag="v1.7.4", **_BEFORE_V1_8),
     "v1.8": Release(object_version="v1beta1", builtins=DEPLOYED["v1.8"], tag="v1.8.4", **_BEFORE_V1_9),
     "v1.9": Release(object_version="v1beta1", builtins=DEPLOYED["v1.9"], tag="v1.9.0"),
-    "v1.10": Release(object_version="v1beta1", builtins=DEPLOYED["v1.10"], tag="main"),
+    "v1.10": Release(object_version="v1beta1", builtins=DEPLOYED["v1.10"], tag="main", qemu_overhead_raised=True),
 }
 DEFAULT: Final[KubevirtVersion] = "v1.9"  # the latest release
 LATEST: Final[Release] = RELEASES[DEFAULT]  # the row lower layers default to

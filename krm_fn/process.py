@@ -186,7 +186,7 @@ def _size(source: KrmInput | StreamInput) -> int:
     return len(source.data) if isinstance(source, KrmInput) else sum(len(s.data) for s in source.sources)
 
 
-def run_parsed(source: KrmInput | StreamInput, options: Options) -> Ran:
+def run_parsed(source: KrmInput | StreamInput, options: Options, seen: list[Rendering] | None = None) -> Ran:
     """:func:`parse` then :func:`run`. With ``options.workers >= 2`` and a long input, a long list is rendered
     by two processes (:class:`krm_fn.workers.Halves`), its items written (:func:`write_items`) as they are
     rendered."""
@@ -198,7 +198,7 @@ def run_parsed(source: KrmInput | StreamInput, options: Options) -> Ran:
     try:
         rl = parse(source, options.fast_yaml)  # InputError propagates: nothing sensible to write
         in_two = None if halves is None else _in_two(halves, source, rl)
-        items, results = run(rl, options, in_two)
+        items, results = run(rl, options, in_two, seen)
     finally:
         if halves is not None:
             halves.stop()
@@ -260,29 +260,33 @@ def _written(source: KrmInput | StreamInput, rl: ResourceList, rendering: Render
         texts = [""] * len(done)
     else:
         texts = write_items(source, rl, [d.item for d in done], splice)
-    return [Rendered(Prewritten(text), d.results, d.revisions) for d, text in zip(done, texts, strict=True)]
+    return [Rendered(Prewritten(text), d.results, d.revisions, d.pods) for d, text in zip(done, texts, strict=True)]
 
 
-def run(rl: ResourceList, options: Options, in_two: Callable[[Rendering], list[Rendered[Prewritten]]] | None = None
-        ) -> tuple[Sequence[OutItem], list[Result]]:
+def run(rl: ResourceList, options: Options, in_two: Callable[[Rendering], list[Rendered[Prewritten]]] | None = None,
+        seen: list[Rendering] | None = None) -> tuple[Sequence[OutItem], list[Result]]:
     """Apply the configured function to ``rl``; returns the output items and our results. With ``in_two``, a
-    long list of items to render is rendered by two processes (:func:`run_parsed`)."""
+    long list of items to render is rendered by two processes (:func:`run_parsed`); ``seen`` gets the renderer's
+    phases."""
     configured = _configured(rl, options)
     if isinstance(configured, list):
         return rl.items, configured
     config, options, said = configured
-    items, results = _run(rl, config, options, in_two)
+    items, results = _run(rl, config, options, in_two, seen)
     return items, said + results
 
 
 def _run(rl: ResourceList, config: Config, options: Options,
-         in_two: Callable[[Rendering], list[Rendered[Prewritten]]] | None) -> tuple[Sequence[OutItem], list[Result]]:
+         in_two: Callable[[Rendering], list[Rendered[Prewritten]]] | None,
+         seen: list[Rendering] | None = None) -> tuple[Sequence[OutItem], list[Result]]:
     try:
         if config.kind == KIND_CATALOG:
             return _generate(rl, config, options)
         rendering = _rendering(rl, config, options)
         if rendering is None:  # nothing to render
             return rl.items, []
+        if seen is not None:
+            seen.append(rendering)
         if in_two is not None and _in_halves(rendering):
             return rendering.finish(in_two(rendering))
         return rendering.finish(rendering.every_item())

@@ -58,7 +58,7 @@ class Halves:
             with child.sending() as out:  # the child ends with this block, whatever happens in it
                 done = theirs()
                 out.append(b"" if done is None else pickle.dumps(
-                    [(d.item.text, d.results, d.revisions) for d in done], protocol=pickle.HIGHEST_PROTOCOL))
+                    [(d.item.text, d.results, d.revisions, d.pods) for d in done], protocol=pickle.HIGHEST_PROTOCOL))
         return cls(child)
 
     def stop(self) -> None:
@@ -76,8 +76,8 @@ class Halves:
         mine = ours(mine_at)
         data = self._child.result()
         if data:  # our own child's bytes, through a private pipe
-            theirs = [Rendered(Prewritten(text), results, revisions)
-                      for text, results, revisions in pickle.loads(data)]
+            theirs = [Rendered(Prewritten(text), results, revisions, pods)
+                      for text, results, revisions, pods in pickle.loads(data)]
         else:
             theirs = ours(theirs_at)
         in_order = dict(zip(mine_at, mine, strict=True))

@@ -39,7 +39,9 @@ from krm_fn.kubevirt.rejection import STAGE_PREFIX
 from krm_fn.kubevirt_versions import RELEASES, KubevirtVersion
 from krm_fn.kubevirt.webhooks.vmi.start import VMI_VALIDATOR
 from krm_fn.render.spec import RendererSpec
-from krm_fn.render.start import POD_PREFIX, PREFIX, runs
+from krm_fn.capacity.pods import runs
+from krm_fn.kubevirt.launcher.manifest import POD_PREFIX
+from krm_fn.render.start import PREFIX
 from tests.builders import require_shared, shared_dir
 from tests.render_support import render
 

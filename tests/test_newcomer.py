@@ -122,7 +122,7 @@ def test_a_config_error_names_the_config_file(tmp_path: Path) -> None:
     config.write_text((QUICKSTART / "fn-config.yaml").read_text().replace("  mode: revisions", "  mdoe: revisions"))
     out = lines(run_fn([str(config), str(QUICKSTART / "vms.yaml")]))
     assert out == [f"kubevirt-krm: error: VirtualMachineRenderer quickstart (config file {config}): spec.mdoe: "
-                   "unknown field (known: catalog, cluster, kubevirtVersion, migrate, mode, revisions, stored, templateParameters, validateOutput)"]
+                   "unknown field (known: capacity, catalog, cluster, kubevirtVersion, migrate, mode, revisions, stored, templateParameters, validateOutput)"]
 
 
 @pytest.mark.parametrize("vms", [VMS, VMS.split("---\n")[0]], ids=["three-vms", "one-vm"])

@@ -20,7 +20,7 @@ from krm_fn.cli.modes import (
 )
 from krm_fn.cli.output import PREFIX, die, print_text
 from krm_fn.cli.signals import exit_if_signalled, interrupt, terminate
-from krm_fn.cli.subcommands import catalog, install_plugin, upgrade_report
+from krm_fn.cli.subcommands import catalog, install_plugin, resources, upgrade_report
 from krm_fn.cli.usage import HELP, USAGE
 
 
@@ -85,6 +85,8 @@ def dispatch(args: list[str]) -> int:
         return install_plugin(args[1:])
     if args and args[0] == "upgrade-report":
         return upgrade_report(args[1:])
+    if args and args[0] == "resources":
+        return resources(args[1:])
     validate, output, args = stream_arguments(args)
     if output is not None and not args:
         die("--output is for the standalone mode: kubevirt-krm CONFIG.yaml [FILE|DIR|-]... --output FILE", 2)

@@ -8,7 +8,7 @@ from pathlib import Path
 from krm_fn.cli.inputs import operand_sources, read_input
 from krm_fn.cli.modes import config_file
 from krm_fn.cli.output import die, print_text
-from krm_fn.cli.resources import fast_yaml_fits
+from krm_fn.cli.resources import fast_yaml_fits, workers
 from krm_fn.cli.usage import (
     CATALOG_DOCS_USAGE,
     CATALOG_USAGE,
@@ -63,6 +63,31 @@ def upgrade_report(args: list[str]) -> int:
         sources = [s for spec in req.operands for s in operand_sources(spec)]
         text, code = upgrade_main(req, config, sources, Options(
             base_dir=base, fast_yaml=fast_yaml_fits(sum(len(s.data) for s in sources))))
+    except FnError as exc:
+        die(exc.message, 2)
+    print_text(text)
+    return code
+
+
+def resources(args: list[str]) -> int:
+    """``resources``: what starting the VMs costs per VM and namespace (krm_fn/capacity); exit 0 every VM that
+    runs starts, 1 one does not, 2 usage or unusable config or input."""
+    from krm_fn.cli.capacity import HELP as RESOURCES_HELP
+    from krm_fn.cli.capacity import main as resources_main
+    from krm_fn.cli.capacity import request
+    from krm_fn.errors import FnError
+    from krm_fn.process import Options
+
+    if any(a in HELP for a in args[:args.index("--") if "--" in args else len(args)]):
+        print_text(RESOURCES_HELP + "\n")
+        return 0
+    try:
+        req = request(args)
+        config, base = config_file(Path(req.config), req.config)
+        sources = [s for spec in req.operands for s in operand_sources(spec)]
+        size = sum(len(s.data) for s in sources)
+        text, code = resources_main(req, config, sources, Options(
+            base_dir=base, fast_yaml=fast_yaml_fits(size), workers=workers(size)))
     except FnError as exc:
         die(exc.message, 2)
     print_text(text)

@@ -26,6 +26,11 @@ usage: kubevirt-krm                                  KRM function: ResourceList 
                                                      what a KubeVirt upgrade changes per VM: expanded specs
                                                      field by field, refusals, repins (exit 0 nothing
                                                      changes, 1 something does, 2 usage or unusable input)
+       kubevirt-krm resources [--output text|json] [--complete-objects] CONFIG.yaml FILE|DIR|-...
+                                                     what starting the VMs costs: each launcher pod's
+                                                     requests and limits, per namespace against its
+                                                     ResourceQuotas and LimitRanges (exit 0 every VM that
+                                                     runs starts, 1 one does not, 2 usage or unusable input)
        kubevirt-krm install-plugin DIR               lay out a KUSTOMIZE_PLUGIN_HOME for kubectl kustomize
        kubevirt-krm --help | --version               (every subcommand takes -h/--help too)
 

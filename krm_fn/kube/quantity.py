@@ -263,6 +263,16 @@ class Quantity:
         q, m = divmod(unscaled, 10**dif)  # Euclidean (divisor > 0)
         return _big_int64(q) + 1 if m else _big_int64(q)
 
+    def nanos(self) -> int:
+        """The amount in nano units, exactly (a parsed quantity is rounded to them already), without int64's
+        bounds."""
+        a, scale = self._as_dec()
+        if scale <= 9:
+            exact_nanos: int = a * 10 ** (9 - scale)
+            return exact_nanos
+        whole: int = -(-a // 10 ** (scale - 9))
+        return whole
+
     def value(self) -> int:
         """``Value()``: integer value rounded up."""
         return self.scaled_value(0)

@@ -31,6 +31,10 @@ STATES: Final[Mapping[str, tuple[tuple[str, State], ...]]] = {
     "GPUsWithDRA": (("v1.9", "Beta"),),  # case 153
     "RebootPolicy": (("v1.9", "Beta"),),  # case 247
     "VMPersistentState": (("v1.6", "GA"),),  # case 089
+    # shared/docs/pod-resources.md sections 3, 5 and 7 (the launcher pod)
+    "ImageVolume": (("v1.7", "Beta"),),
+    "ExternalNetResourceInjection": (("v1.8", "Beta"),),
+    "HostDevicesWithDRA": (("v1.9", "Beta"),),
 }
 _LINES: Final = {row.tag: i for i, row in enumerate(RELEASES.values())}
 _LINE_INDEX: Final = {line: i for i, line in enumerate(RELEASES)}

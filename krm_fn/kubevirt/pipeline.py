@@ -67,15 +67,18 @@ class VmStages:
     the VM (:func:`krm_fn.kubevirt.schema.roundtrip.encode_shared`): no part of it may be mutated.
     """
 
-    __slots__ = ("rejection", "mutated", "inferred", "found", "start", "_expanded", "_pending", "_tag")
+    __slots__ = ("rejection", "mutated", "inferred", "found", "start", "vmi", "_expanded", "_pending", "_tag")
 
     def __init__(self, found: Matches, rejection: Rejection | None = None, mutated: Obj | None = None,
                  inferred: Obj | None = None, *, pending: Obj | None = None, tag: str = DEFAULT_TAG,
-                 start: tuple[Cause, ...] = ()) -> None:
+                 start: tuple[Cause, ...] = (), vmi: Obj | None = None) -> None:
         self.found = found
         self.rejection = rejection
         # the VMI create webhook's causes when virt-controller starts the stored VM (it stays stored)
         self.start = start
+        # the VM's template as virt-controller makes its VMI of it (specs applied, defaults set; shared, not to
+        # be mutated), when the VM is admitted
+        self.vmi = vmi
         self.mutated = mutated      # the VM as the mutating webhook left it
         self.inferred = inferred    # the VM after inferFromVolume only (what a pinned VM keeps)
         self._expanded: Obj | None = None
@@ -126,8 +129,8 @@ def vm_stages(vm: Obj, index: Index, cluster: ClusterConfig, caches: Caches | No
     if found is None:
         found = find_matches(vm, index, caches, tag=tag)
     if not found:  # no matchers: the template rules alone
-        rejection, start = _as_written(vm, index, cluster, release, caches)
-        return VmStages(found, rejection=rejection, start=start)
+        rejection, start, vmi = _as_written(vm, index, cluster, release, caches)
+        return VmStages(found, rejection=rejection, start=start, vmi=vmi)
     inferred = mutate(vm, index, release)
     if isinstance(inferred, Rejection):
         return VmStages(found, rejection=inferred)
@@ -135,12 +138,12 @@ def vm_stages(vm: Obj, index: Index, cluster: ClusterConfig, caches: Caches | No
         found = find_matches(inferred, index, caches, found, vm, tag)
     if not found:
         # inference with the Ignore policy cleared the matchers: KubeVirt persists that VM as is
-        rejection, start = _as_written(inferred, index, cluster, release, caches)
+        rejection, start, vmi = _as_written(inferred, index, cluster, release, caches)
         if rejection is not None and rejection.stage != "template":
             return VmStages(found, rejection=rejection, mutated=inferred, inferred=inferred)
         # the template rules' refusal keeps the VM the expand-spec API answers (it does not run them)
         return VmStages(found, rejection=rejection, pending=inferred, mutated=inferred, inferred=inferred, tag=tag,
-                        start=start)
+                        start=start, vmi=vmi)
     # the webhook's changes (architecture, machine type, storage class) leave the matchers, status refs
     # and namespace alone: the lookups on ``inferred`` hold for ``mutated``
     it, pref = found.get("instancetype"), found.get("preference")
@@ -154,22 +157,26 @@ def vm_stages(vm: Obj, index: Index, cluster: ClusterConfig, caches: Caches | No
         return VmStages(found, rejection=expanded, mutated=mutated, inferred=inferred)
     # the webhook's template rules, on expand's whole copy; the expand-spec API does not run them, so a VM they
     # refuse keeps its expanded form (what that API returns) beside the rejection
-    applied = expanded["spec"]["template"]["spec"]
+    template = expanded["spec"]["template"]
+    applied = template["spec"]
     rejection = template_rejection(mutated, applied, cluster, release, caches.domains)
     start = () if rejection else starting(applied, cluster, release)
     return VmStages(found, rejection=rejection, pending=expanded, mutated=mutated, inferred=inferred, tag=tag,
-                    start=start)
+                    start=start, vmi=None if rejection else template)
 
 
 def _as_written(vm: Obj, index: Index, cluster: ClusterConfig, release: Release,
-                caches: Caches) -> tuple[Rejection | None, tuple[Cause, ...]]:
+                caches: Caches) -> tuple[Rejection | None, tuple[Cause, ...], Obj | None]:
     """A VM without specs judged as written, KubeVirt's defaults set: the defaults' or the template rules'
-    refusal, else the VMI create webhook's causes."""
+    refusal, else the VMI create webhook's causes; and the template its VMI is made of (when admitted)."""
     spec = defaulted_spec(with_datasource_architecture(vm, index, release), cluster, release)
     if isinstance(spec, Rejection):
-        return spec, ()
+        return spec, (), None
     rejection = template_rejection(vm, spec, cluster, release, caches.domains)
-    return rejection, () if rejection else starting(spec, cluster, release)
+    if rejection:
+        return rejection, (), None
+    template = vm["spec"]["template"]
+    return None, starting(spec, cluster, release), {"metadata": template.get("metadata"), "spec": spec}
 
 
 def starting(spec: Obj, cluster: ClusterConfig, release: Release) -> tuple[Cause, ...]:

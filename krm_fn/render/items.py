@@ -35,6 +35,8 @@ from krm_fn.kubevirt.webhooks.vmi.admitter import admit_vmi
 from krm_fn.kubevirt.schema.validation import vmi_spec_errors
 from krm_fn.kubevirt.webhooks.vmi.start import VMI_VALIDATOR
 from krm_fn.render.start import start_results
+from krm_fn.capacity.pods import replicas, vm_pod_use
+from krm_fn.kubevirt.launcher.namespace import Namespaces
 from krm_fn.render.admission import describe
 from krm_fn.render.carriers import Carried, carried, moved, unchecked, with_pool_spec
 from krm_fn.kube import kpt_annotations
@@ -59,6 +61,7 @@ class ItemRenderer:
         self.hints: HintCache = {}
         self.pinning = Pinning(spec.revisions, spec.kubevirt_version, index, items)
         self.release = release(spec.kubevirt_version)  # the KubeVirt release whose answer is rendered
+        self.namespaces = Namespaces(items)  # what the items say of each namespace (read when capacity is asked)
         # the cluster's instancetype.referencePolicy, as this release honours it (krm_fn.render.pinning)
         self.reference_policy = WebhookConfig(self.release, spec.cluster).reference_policy()
         # the renderer's template parameter values (NAME=value), over each template's own
@@ -135,6 +138,9 @@ class ItemRenderer:
             rendered = self.vm(one.vm, inner)
             done.results += [moved(r._replace(message=pool_words(r.message)) if pool and ("stage", "template") in r.tags
                                    else r, item, one.path) for r in inner.results]
+            if pool:  # a template carrier's VMs do not run
+                done.pods += [use._replace(replicas=replicas(item), anchor=moved(use.anchor, item, one.path))
+                              for use in inner.pods]
             if one.written and rendered is not one.vm:
                 out = with_pool_spec(out, rendered.get("spec"))
                 done.revisions += [(cr, kpt_annotations.file_path(item) or "") for cr, _ in inner.revisions]
@@ -226,6 +232,11 @@ class ItemRenderer:
             done.results.append(Result.for_object(warning.message, vm, "warning", field_path=warning.field,
                                                   tags=(("stage", "admit"),)))
         done.results += start_results(vm, stages.start)
+        if self.spec.capacity.report:
+            use = vm_pod_use(checked, stages, WebhookConfig(self.release, self.spec.cluster), self.namespaces,
+                             self.spec.capacity.complete_objects)
+            if use is not None:
+                done.pods.append(use)
         if mode == "expand":
             return self.stored(stages.expanded if stages.expanded is not None else vm, vm)
         if stages.inferred is not None and self.reference_policy != "reference":  # not expand mode (above)

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Generic, TypeVar
+from dataclasses import dataclass, field
+from typing import Any, Generic, TypeVar
 
 from krm_fn.kube.paths import Obj
 from krm_fn.results import Result
@@ -19,3 +19,6 @@ class Rendered(Generic[T]):
     item: T
     results: list[Result]
     revisions: list[tuple[Obj, str]]
+    # the launcher pod of each VM it holds that KubeVirt would start (krm_fn.capacity.pods.PodUse), when the
+    # renderer reports capacity
+    pods: list[Any] = field(default_factory=list)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterable, Sequence
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from krm_fn.index import ANY_NAMESPACE, Index
 from krm_fn.kube.api import CLUSTER_SCOPED_KINDS, TYPE_KINDS
@@ -19,6 +19,10 @@ from krm_fn.render.scope import clear_cluster_namespaces
 from krm_fn.render.spec import RendererSpec
 from krm_fn.results import Result, not_yet_said
 from krm_fn.kubevirt_versions import release
+
+if TYPE_CHECKING:
+    from krm_fn.capacity.pods import PodUse
+    from krm_fn.capacity.report import Report
 
 T = TypeVar("T")
 
@@ -45,6 +49,7 @@ class Rendering:
 
         self.spec = spec
         self.source = items
+        self.capacity: Report | None = None  # spec.capacity.report: what the VMs cost, once finished
         self.tag = release(spec.kubevirt_version).tag  # the target release's API
         if spec.mode == "migrate" or spec.migrate:
             self.items, self.results = migrate(items, shared_revisions=spec.revisions.scope == "shared", tag=self.tag)
@@ -76,6 +81,15 @@ class Rendering:
                          for problem in problems]
         return dataclasses.replace(spec, cluster=cluster)
 
+    def _capacity(self, uses: list[PodUse]) -> Report:
+        """What starting the VMs costs (:mod:`krm_fn.capacity`), from each item's launcher pods."""
+        from krm_fn.capacity.namespaces import namespace_reports
+        from krm_fn.capacity.report import Report
+
+        assert self.renderer is not None
+        return Report(self.renderer.release.tag, tuple(uses),
+                      tuple(namespace_reports(uses, self.renderer.namespaces)))
+
     @property
     def per_item(self) -> bool:
         return self.renderer is not None
@@ -102,6 +116,11 @@ class Rendering:
                     pinning.commit(cr, vm_path)
             out = [done.item for done in rendered]
             out += pinning.generated
+            if self.spec.capacity.report:
+                from krm_fn.capacity.report import results as capacity_results
+
+                self.capacity = self._capacity([use for done in rendered for use in done.pods])
+                results += capacity_results(self.capacity)
             if self.spec.mode == "validate":
                 out = list(self.source)  # validate changes nothing; migrate's results say what it would rewrite
         if self.spec.validate_output:

@@ -34,6 +34,16 @@ class FallbackCatalogSpec(CatalogSpec):
 
 
 @dataclass(frozen=True, slots=True)
+class CapacitySpec:
+    # opt-in: an info result per namespace with its launcher pods' totals against its ResourceQuotas, and an
+    # error per VM whose pod the namespace would refuse (README "Planning capacity")
+    report: bool = False
+    # the inputs hold every PVC, NetworkAttachmentDefinition and StorageClass the VMs use: a missing one keeps
+    # the pod from being created, as in the cluster
+    complete_objects: bool = False
+
+
+@dataclass(frozen=True, slots=True)
 class RendererSpec:
     mode: Mode = "revisions"
     cluster: ClusterConfig = field(default_factory=ClusterConfig)
@@ -56,3 +66,5 @@ class RendererSpec:
     # type, firmware uuid and serial, the PCI topology annotation), so Git equals the live object
     # (krm_fn.kubevirt.webhooks.vm.defaults); revisions and expand modes
     stored: bool = False
+    # what starting the VMs costs (krm_fn.capacity)
+    capacity: CapacitySpec = field(default_factory=CapacitySpec)

@@ -14,19 +14,12 @@ from typing import Final
 
 from krm_fn.kube.paths import Obj, as_map
 from krm_fn.kube.status import Cause
-from krm_fn.kubevirt.launcher.manifest import POD_NOT_CREATED
+from krm_fn.capacity.pods import runs
+from krm_fn.kubevirt.launcher.manifest import POD_NOT_CREATED, POD_PREFIX
 from krm_fn.kubevirt.webhooks.vmi.start import VMI_VALIDATOR
 from krm_fn.results import Result, Severity
 
-RUNS: Final = ("Always", "RerunOnFailure", "Once")
 PREFIX: Final = "stored, but its VMI would be refused: "
-POD_PREFIX: Final = "stored, but its launcher pod would not be created: "
-
-
-def runs(vm: Obj) -> bool:
-    """Whether virt-controller starts ``vm`` once it is stored."""
-    spec = as_map(vm.get("spec"))
-    return spec.get("runStrategy") in RUNS or spec.get("running") is True
 
 
 def start_results(vm: Obj, causes: Sequence[Cause]) -> list[Result]:

@@ -175,7 +175,8 @@ def accepted(kind: str, key: str, form: str) -> tuple[set[str], str]:
         return unset, {"builtin": "a builtin catalog name", "namespace": "a DNS-1123 label",
                        "version": "a label value", "parameters": "name=value",
                        "templateParameters": "NAME=value (template parameters)"}[base]
-    if base in ("validateOutput", "migrate", "stored", "revisions.repin", "cluster.permitBridgeInterfaceOnPodNetwork"):
+    if base in ("validateOutput", "migrate", "stored", "revisions.repin", "cluster.permitBridgeInterfaceOnPodNetwork",
+                "capacity.report", "capacity.completeObjects"):
         return {"bool"}, "a boolean (true is one; from a ConfigMap also the text true/false)"
     if base == "kubevirtVersion":
         return unset, "a release of the table (krm_fn.kubevirt_versions); unset means the newest"
@@ -227,8 +228,8 @@ def _merge(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
 
 
 def test_every_setting_has_a_rule_and_the_walk_sees_them_all() -> None:
-    # mode..kubevirtVersion, templateParameters, stored, revisions, catalog, cluster
-    assert len(CATALOG_KEYS) == 13 and len(RENDERER_KEYS) == 4 + 1 + 1 + 3 + 13 + 10
+    # mode..kubevirtVersion, templateParameters, stored, capacity, revisions, catalog, cluster
+    assert len(CATALOG_KEYS) == 13 and len(RENDERER_KEYS) == 4 + 1 + 1 + 2 + 3 + 13 + 10
     assert {"revisions.syncWave", "catalog.path", "cluster.cpuRequest", "templateParameters"} <= RENDERER_KEYS
     for kind, cls in KINDS.items():
         for key, _ in settings(cls):

@@ -25,7 +25,9 @@ ALLOWED = {
     "kubevirt_versions.py": {"errors"},
     "results.py": {"kube", "errors", "io", "catalog"},  # the core's results name files, lines and catalog keys
     "catalog": {"catalog", "io", "kube", "errors", "kubevirt_versions"},
-    "render": {"render", "kubevirt", "kube", "index", "results", "errors", "catalog", "kubevirt_versions"},
+    "render": {"render", "capacity", "kubevirt", "kube", "index", "results", "errors", "catalog",
+               "kubevirt_versions"},
+    "capacity": {"capacity", "kubevirt", "kube", "index", "results", "errors", "kubevirt_versions"},
     "config.py": {"catalog", "render", "kubevirt", "kube", "errors", "kubevirt_versions"},
     # the core: what a run is; it drives the renderer's phases, never the engine below them
     "stream.py": {"io", "kube", "results", "errors"},
@@ -37,7 +39,7 @@ ALLOWED = {
                 "kubevirt_versions"},
     # the edge: argv, env, files; everything goes through the core
     "cli": {"cli", "process", "workers", "stream", "config", "catalog", "io", "kube", "results", "errors",
-               "kubevirt_versions", "upgrade"},
+               "kubevirt_versions", "upgrade", "capacity"},
     "__main__.py": {"cli"},
     "__init__.py": set(),
 }

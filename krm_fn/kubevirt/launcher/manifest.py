@@ -15,6 +15,7 @@ from krm_fn.kube.status import Cause
 from krm_fn.kubevirt.webhooks.config import WebhookConfig
 
 RENDER_FAILED: Final = "failed to render launch manifest: "
+POD_PREFIX: Final = "stored, but its launcher pod would not be created: "  # our words before each cause
 POD_NOT_CREATED: Final = "PodNotCreated"  # the type of these causes: no webhook's, virt-controller's event
 
 

@@ -84,6 +84,15 @@ SWITCHES: dict[str, set[str]] = {
     "pool_max_unavailable": {"v1.6", "v1.7", "v1.8", "v1.9", "v1.10"},
     # shared/conformance-vms case 146 (pod.error)
     "binding_word_fixed": {"v1.7", "v1.8", "v1.9", "v1.10"},
+    # shared/docs/pod-resources.md section 7 (rows 4, 5, 6, 7, 12, 13, 19, 20, 22); the pod stage of every case
+    "video_overhead_doubled": {"v1.6", "v1.7", "v1.8", "v1.9", "v1.10"},
+    "console_log_sidecar": {"v1.6", "v1.7", "v1.8", "v1.9", "v1.10"},
+    "device_claims": {"v1.6", "v1.7", "v1.8", "v1.9", "v1.10"},
+    "reserved_overhead": {"v1.8", "v1.9", "v1.10"},
+    "passt_memory": {"v1.8", "v1.9", "v1.10"},
+    "image_digest_init": {"v1.7", "v1.8", "v1.9", "v1.10"},
+    "tdx_iommufd_devices": {"v1.9", "v1.10"},
+    "qemu_overhead_raised": {"v1.10"},
 }
 
 

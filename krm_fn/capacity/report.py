@@ -1,0 +1,100 @@
+"""``Report``: what starting the VMs costs, as the ``resources`` command prints it (a table, or JSON) and as the
+renderer's opt-in results say it (an info result per namespace, an error per VM whose pod is refused).
+
+The JSON form is ``{kubevirtVersion, vms, namespaces}``: ``vms`` lists ``{namespace, name, runs, replicas, pod}``
+in input order, ``pod`` in shared/conformance-vms' shape; ``namespaces`` maps each namespace where a VM runs to
+its totals, its quotas and the VMs it refuses.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any, NamedTuple
+
+from krm_fn.capacity.namespaces import NamespaceReport
+from krm_fn.capacity.pods import PodUse
+from krm_fn.kubevirt.launcher.manifest import POD_PREFIX
+from krm_fn.results import Result
+
+
+class Report(NamedTuple):
+    kubevirt_version: str
+    vms: tuple[PodUse, ...]
+    namespaces: tuple[NamespaceReport, ...]
+
+    @property
+    def refused(self) -> bool:
+        """Whether a VM that runs would not start: its pod is not rendered, or its namespace refuses it."""
+        return any(ns.refused for ns in self.namespaces) or \
+            any(use.runs and use.pod.get("error") is not None for use in self.vms)
+
+
+def results(report: Report) -> list[Result]:
+    """The renderer's opt-in results: an info result per namespace, an error per refused pod."""
+    out: list[Result] = []
+    for ns in report.namespaces:
+        quotas = "".join(f"; ResourceQuota {q['name']}: " + ", ".join(
+            f"{key} {q['used'].get(key, '0')} of {hard}" for key, hard in q["hard"].items()) for q in ns.quotas)
+        out.append(Result(f"namespace {ns.namespace}: {ns.vms} VM{'s' if ns.vms != 1 else ''} that run, "
+                          f"{ns.pods} launcher pod{'s' if ns.pods != 1 else ''}, requests {_listed(ns.requests)}, "
+                          f"limits {_listed(ns.limits) or 'none'}{quotas}", "info", tags=(("stage", "capacity"),)))
+        out += [r.use.anchor._replace(message=POD_PREFIX + r.message, tags=(("stage", "capacity"),))
+                for r in ns.refused]
+    return out
+
+
+def _listed(amounts: dict[str, str]) -> str:
+    return ", ".join(f"{k}={v}" for k, v in amounts.items())
+
+
+def as_json(report: Report) -> str:
+    return json.dumps(as_data(report), indent=2) + "\n"
+
+
+def as_data(report: Report) -> dict[str, Any]:
+    return {
+        "kubevirtVersion": report.kubevirt_version,
+        "vms": [{"namespace": u.namespace, "name": u.name, "runs": u.runs, "replicas": u.replicas, "pod": u.pod}
+                for u in report.vms],
+        "namespaces": {ns.namespace: {
+            "vms": ns.vms, "pods": ns.pods, "totals": {"requests": ns.requests, "limits": ns.limits},
+            "quotas": ns.quotas,
+            "refused": [{"name": r.use.name, "pod": r.pod_name, "message": r.message} for r in ns.refused],
+        } for ns in report.namespaces},
+    }
+
+
+COLUMNS = ("NAMESPACE", "VM", "RUNS", "CPU REQ", "CPU LIM", "MEMORY REQ", "MEMORY LIM", "STARTS")
+
+
+def text(report: Report) -> str:
+    """A table per VM, then per namespace its totals, its quotas and what it refuses."""
+    refused = {(r.use.namespace, r.use.name): r.message for ns in report.namespaces for r in ns.refused}
+    rows = [COLUMNS] + [_row(u, refused.get((u.namespace, u.name))) for u in report.vms]
+    widths = [max(len(r[i]) for r in rows) for i in range(len(COLUMNS))]
+    lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in rows]
+    for ns in report.namespaces:
+        lines += ["", f"namespace {ns.namespace}: {ns.vms} VMs that run, {ns.pods} launcher pods",
+                  f"  requests  {_listed(ns.requests)}", f"  limits    {_listed(ns.limits) or 'none'}"]
+        for q in ns.quotas:
+            lines.append(f"  ResourceQuota {q['name']}: " + ", ".join(
+                f"{key} {q['used'].get(key, '0')}/{hard}" for key, hard in q["hard"].items()))
+        lines += [f"  {r.pod_name}: {r.message}" for r in ns.refused]
+    return "\n".join(lines) + "\n"
+
+
+def _row(use: PodUse, refusal: str | None) -> Sequence[str]:
+    pod = use.pod
+    if pod.get("error") is not None:
+        return (use.namespace, use.name, _runs(use), "-", "-", "-", "-", "no: " + str(pod["error"]))
+    requests, limits = pod["totals"]["requests"], pod["totals"]["limits"]
+    starts = "-" if not use.runs else "no: refused" if refusal else "yes"
+    return (use.namespace, use.name, _runs(use), requests.get("cpu", "-"), limits.get("cpu", "-"),
+            requests.get("memory", "-"), limits.get("memory", "-"), starts)
+
+
+def _runs(use: PodUse) -> str:
+    if not use.runs:
+        return "no"
+    return "yes" if use.replicas == 1 else f"x{use.replicas}"
