@@ -21,7 +21,8 @@ subprocess (so peak RSS is per measurement):
   right after the default release's expand in every round (v1.8, issue 24: within 10% of it; v1.5 is
   reported with no target, issue 35), and ``kubevirt-krm
   upgrade-report --from v1.8 --to v1.9`` on the plain manifest file (two expand renders and their comparison;
-  issue 27: within 2.5x one expand render).
+  issue 27: within 2.5x one expand render), and ``kubevirt-krm resources --output json`` on it (every launcher
+  pod and the namespaces' sums; issue 37: within 1.3x validate).
 
 The rows of one size run in rounds (each round runs every row once), so a host whose speed drifts slows a
 round's floor and rows alike. The table shows the median wall time, the median over rounds of the ratio to
@@ -78,6 +79,7 @@ STANDALONE_MODES = ("revisions",)
 OLDER = ("v1.8", "v1.5")
 OLDER_ROWS = {version: f"kubevirt-krm expand, kubevirtVersion {version}" for version in OLDER}
 UPGRADE_ROW = "kubevirt-krm upgrade-report v1.8 -> v1.9"
+RESOURCES_ROW = "kubevirt-krm resources --output json"
 UPGRADE_MAX = 10000  # the rows above up to this size (the report holds two renders of the fleet)
 FLOW = "flow-map leaves"  # the layout of bench/synth.py flow_leaves
 EMPTY = "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems: []\n"
@@ -270,6 +272,8 @@ def main() -> int:
                 expand_config.write_text(STANDALONE_RENDERER.format(mode="expand"))
                 sized.append(Row(UPGRADE_ROW, n, [*fn, "upgrade-report", "--from", "v1.8", "--to", "v1.9",
                                                   str(expand_config), str(stream)], None))
+                sized.append(Row(RESOURCES_ROW, n, [*fn, "resources", "--output", "json", str(expand_config),
+                                                    str(stream)], None))
             measure_rounds(sized, args.repeat)
             rows += sized
             print(f"# {n} done", flush=True)
@@ -351,6 +355,10 @@ def report(rows: list[Row], sizes: list[int]) -> None:
                 f"(target ≤ {goal[0]}, {goal[1]}): {'ok' if rounds <= goal[0] else 'MISSED'}"
             print(f"  {name.removeprefix('kubevirt-krm ')} 10k: {rounds:.2f}× expand for the default release "
                   f"{verdict}")
+    resources, validate = by.get((RESOURCES_ROW, 10000)), by.get(("kubevirt-krm validate", 10000))
+    if resources is not None and validate is not None:
+        rounds = statistics.median(r / v for r, v in zip(resources.seconds, validate.seconds))
+        print(f"  resources 10k: {rounds:.2f}× validate (target ≤ 1.3, issue 37): {'ok' if rounds <= 1.3 else 'MISSED'}")
     if 10000 in floor:
         for mode, bar in (("revisions", 1.45), ("expand", 1.20)):  # issue 35
             row = by[(f"kubevirt-krm {mode}", 10000)]

@@ -55,8 +55,7 @@ def namespace_reports(uses: Sequence[PodUse], namespaces: Namespaces) -> list[Na
 
 
 def _report(namespace: str, uses: list[PodUse], namespaces: Namespaces) -> NamespaceReport:
-    requests: dict[str, int] = {}
-    limits: dict[str, int] = {}
+    asked: dict[int, tuple[Obj, int]] = {}  # each pod (shared by alike VMs) and how many times it is asked for
     refused: list[Refusal] = []
     queued: list[tuple[str, Obj]] = []
     owner: dict[str, PodUse] = {}
@@ -64,8 +63,8 @@ def _report(namespace: str, uses: list[PodUse], namespaces: Namespaces) -> Names
     for use in uses:
         for replica in range(use.replicas):
             name = pod_name(use, replica)
-            _add(requests, use.pod["totals"]["requests"])
-            _add(limits, use.pod["totals"]["limits"])
+            pod_count = asked.get(id(use.pod), (use.pod, 0))
+            asked[id(use.pod)] = (use.pod, pod_count[1] + 1)
             pod, problems = limit_range_problems(use.pod, ranges) if ranges else (use.pod, [])
             if problems:
                 refused.append(Refusal(use, name, forbidden(name, problems)))
@@ -77,15 +76,20 @@ def _report(namespace: str, uses: list[PodUse], namespaces: Namespaces) -> Names
                 if message is not None]
     order = {name: i for i, (name, _) in enumerate(queued)}
     refused.sort(key=lambda r: order.get(r.pod_name, -1))
+    requests: dict[str, int] = {}
+    limits: dict[str, int] = {}
+    for pod, count in asked.values():
+        _add(requests, pod["totals"]["requests"], count)
+        _add(limits, pod["totals"]["limits"], count)
     pods = sum(use.replicas for use in uses)
     quotas = [{"name": name, "hard": state.hard, "used": state.used, "refused": list(state.refused)}
               for name, state in answer.quotas.items()]
     return NamespaceReport(namespace, len(uses), pods, _printed(requests), _printed(limits), quotas, refused)
 
 
-def _add(total: dict[str, int], more: dict[str, str]) -> None:
+def _add(total: dict[str, int], more: dict[str, str], times: int) -> None:
     for key, value in more.items():
-        total[key] = total.get(key, 0) + nanos(value)
+        total[key] = total.get(key, 0) + times * nanos(value)
 
 
 def _printed(total: dict[str, int]) -> dict[str, str]:

@@ -8,15 +8,18 @@ A pool's template counts once per replica.
 
 from __future__ import annotations
 
-from typing import Final, NamedTuple
+import json
+from typing import Any, Final, NamedTuple
 
 from krm_fn.kube.identity import name_of, namespace_of
 from krm_fn.kube.paths import Obj, as_list, as_map
 from krm_fn.kubevirt.launcher.manifest import POD_NOT_CREATED
 from krm_fn.kubevirt.launcher.namespace import Namespaces
+from krm_fn.kubevirt.launcher.renderresources import PARITY
 from krm_fn.kubevirt.launcher.template import launcher_pod
 from krm_fn.kubevirt.pipeline import VmStages
 from krm_fn.kubevirt.webhooks.config import WebhookConfig
+from krm_fn.kubevirt.webhooks.vmi.metadata import SIDECARS
 from krm_fn.results import Result
 
 
@@ -43,19 +46,43 @@ class PodUse(NamedTuple):
 
 
 def vm_pod_use(vm: Obj, stages: VmStages, config: WebhookConfig, namespaces: Namespaces,
-               complete: bool = False) -> PodUse | None:
+               complete: bool = False, memo: dict[Any, Obj] | None = None) -> PodUse | None:
     """The launcher pod of ``vm`` once admitted (``stages``), or None when it has none (refused, or its VMI
-    would be)."""
+    would be). ``memo``: the render's pods by :func:`pod_key` (shared: not to be changed)."""
     if stages.vmi is None or stages.rejection is not None or any(c.type != POD_NOT_CREATED for c in stages.start):
         return None
     template = stages.vmi
     annotations = as_map(as_map(template.get("metadata")).get("annotations"))
     spec = as_map(vm.get("spec"))
     claims = {str(as_map(t.get("metadata")).get("name")) for t in as_list(spec.get("dataVolumeTemplates"))
-              if isinstance(t, dict)}
+              if isinstance(t, dict)} if complete else set()
     namespace = namespace_of(vm)
-    pod = launcher_pod(template["spec"], annotations, namespace, config, namespaces, claims, complete)
+    key = pod_key(template["spec"], annotations, namespace, claims, complete) if memo is not None else None
+    pod = memo.get(key) if memo is not None else None
+    if pod is None:
+        pod = launcher_pod(template["spec"], annotations, namespace, config, namespaces, claims, complete)
+        if memo is not None:
+            memo[key] = pod
     return PodUse(namespace, name_of(vm), runs(vm), 1, pod, Result.for_object("", vm))
+
+
+def pod_key(spec: Obj, annotations: Obj, namespace: str, claims: set[str], complete: bool) -> tuple[Any, ...]:
+    """What a launcher pod is made of: the VMI's domain, networks, probes and architecture whole; of each volume its
+    kind, with its name where a container is named after it (a container disk, a containerPath) and the claim it
+    names where missing claims are judged (``complete``), not its content (a cloud-init disk's user data asks for
+    nothing); the annotations of hooks and emulator-thread parity; the namespace; the claims the VM makes."""
+    volumes = tuple(_volume_key(v, complete) for v in as_list(spec.get("volumes")) if isinstance(v, dict))
+    body = json.dumps([spec.get("domain"), spec.get("networks"), spec.get("livenessProbe"),
+                       spec.get("readinessProbe"), spec.get("architecture")], default=str)
+    return (body, volumes, annotations.get(SIDECARS), annotations.get(PARITY), namespace, tuple(sorted(claims)))
+
+
+def _volume_key(volume: Obj, complete: bool) -> tuple[Any, ...]:
+    kinds = tuple(k for k in volume if k != "name")
+    named = "containerDisk" in volume or "containerPath" in volume
+    claim = (as_map(volume.get("persistentVolumeClaim")).get("claimName"),
+             as_map(volume.get("dataVolume")).get("name")) if complete else ()
+    return (volume.get("name") if named else None, kinds, claim)
 
 
 def replicas(pool: Obj) -> int:

@@ -36,12 +36,16 @@ def results(report: Report) -> list[Result]:
     for ns in report.namespaces:
         quotas = "".join(f"; ResourceQuota {q['name']}: " + ", ".join(
             f"{key} {q['used'].get(key, '0')} of {hard}" for key, hard in q["hard"].items()) for q in ns.quotas)
-        out.append(Result(f"namespace {ns.namespace}: {ns.vms} VM{'s' if ns.vms != 1 else ''} that run, "
-                          f"{ns.pods} launcher pod{'s' if ns.pods != 1 else ''}, requests {_listed(ns.requests)}, "
+        out.append(Result(f"namespace {ns.namespace}: {_count(ns.vms, 'VM')} that run{'s' if ns.vms == 1 else ''}, "
+                          f"{_count(ns.pods, 'launcher pod')}, requests {_listed(ns.requests)}, "
                           f"limits {_listed(ns.limits) or 'none'}{quotas}", "info", tags=(("stage", "capacity"),)))
         out += [r.use.anchor._replace(message=POD_PREFIX + r.message, tags=(("stage", "capacity"),))
                 for r in ns.refused]
     return out
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
 def _listed(amounts: dict[str, str]) -> str:
@@ -49,7 +53,13 @@ def _listed(amounts: dict[str, str]) -> str:
 
 
 def as_json(report: Report) -> str:
-    return json.dumps(as_data(report), indent=2) + "\n"
+    """The report as JSON, one VM and one namespace a line (json's C encoder writes only compact text)."""
+    data = as_data(report)
+    vms = ",\n".join("    " + json.dumps(vm) for vm in data["vms"])
+    namespaces = ",\n".join(f"    {json.dumps(name)}: {json.dumps(ns)}"
+                             for name, ns in data["namespaces"].items())
+    return (f'{{\n  "kubevirtVersion": {json.dumps(data["kubevirtVersion"])},\n'
+            f'  "vms": [\n{vms}\n  ],\n  "namespaces": {{\n{namespaces}\n  }}\n}}\n')
 
 
 def as_data(report: Report) -> dict[str, Any]:
@@ -75,7 +85,8 @@ def text(report: Report) -> str:
     widths = [max(len(r[i]) for r in rows) for i in range(len(COLUMNS))]
     lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in rows]
     for ns in report.namespaces:
-        lines += ["", f"namespace {ns.namespace}: {ns.vms} VMs that run, {ns.pods} launcher pods",
+        lines += ["", f"namespace {ns.namespace}: {_count(ns.vms, 'VM')} that run{'s' if ns.vms == 1 else ''}, "
+                      f"{_count(ns.pods, 'launcher pod')}",
                   f"  requests  {_listed(ns.requests)}", f"  limits    {_listed(ns.limits) or 'none'}"]
         for q in ns.quotas:
             lines.append(f"  ResourceQuota {q['name']}: " + ", ".join(

@@ -14,15 +14,15 @@ and ``pkg/api/errors`` (``NewForbidden``).
 
 from __future__ import annotations
 
-import math
-from collections.abc import Iterator, Sequence
-from typing import Any, Final, Literal, TypeAlias
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any, Final, Literal, TypeAlias, TypeVar
 
 from krm_fn.kube.paths import Obj
-from krm_fn.kube.quantity import Quantity, exact
+from krm_fn.kube.quantity import Quantity
 from krm_fn.kube.quantity_json import parsed
 from krm_fn.kube.status import go_quote
 
+T = TypeVar("T")
 Pod: TypeAlias = Obj
 ResourceList: TypeAlias = dict[str, Quantity]
 Which: TypeAlias = Literal["requests", "limits"]
@@ -73,8 +73,41 @@ def quantities(values: Any) -> ResourceList:
 
 def nano(q: Quantity) -> int:
     """The exact amount of ``q`` in units of 10**-9, where a parsed quantity never goes finer."""
-    value = exact(str(q)) * _NANO
-    return value if isinstance(value, int) else math.ceil(value)
+    return q.nanos()
+
+
+Key: TypeAlias = tuple[Any, ...]
+
+
+def pod_key(pod: Pod) -> Key:
+    """What the pod's resources are, as a hashable value: equal keys, equal answers of this module and the quota's.
+
+    A fleet's launcher pods are mostly alike, so the answers are remembered by it (:func:`memo`)."""
+    return (tuple((c.get("name"), c.get("restartPolicy"), _items(c.get("requests")), _items(c.get("limits")))
+                  for c in containers(pod)),
+            tuple((c.get("name"), c.get("restartPolicy"), _items(c.get("requests")), _items(c.get("limits")))
+                  for c in init_containers(pod)),
+            _items(pod.get("overhead")), pod.get("activeDeadlineSeconds"))
+
+
+def _items(values: Any) -> Key:
+    return tuple(values.items()) if isinstance(values, dict) else ()
+
+
+_MEMO: dict[Key, Any] = {}
+MEMO_SIZE: Final = 4096
+
+
+def memo(key: Key, compute: Callable[[], T]) -> T:
+    """``compute()``, remembered by ``key`` (the answer is shared: it is not to be changed)."""
+    try:
+        found: T = _MEMO[key]
+        return found
+    except KeyError:
+        if len(_MEMO) >= MEMO_SIZE:
+            _MEMO.clear()
+        value = _MEMO[key] = compute()
+        return value
 
 
 def add(a: Quantity, b: Quantity) -> Quantity:
@@ -151,6 +184,16 @@ def totals(pod: Pod) -> dict[str, dict[str, str]]:
 
     The answer is ``{"requests": {...}, "limits": {...}}`` with quantities as Go's ``Quantity.String`` prints them.
     """
+    return memo(("totals", pod_key(pod)), lambda: _totals(pod))
+
+
+def described(pod: Pod) -> tuple[str, dict[str, dict[str, str]]]:
+    """(:func:`qos_class`, :func:`totals`) of the pod, its key made once."""
+    key = pod_key(pod)
+    return memo(("qos", key), lambda: _qos_class(pod)), memo(("totals", key), lambda: _totals(pod))
+
+
+def _totals(pod: Pod) -> dict[str, dict[str, str]]:
     return {"requests": printed(aggregate(pod, "requests")), "limits": printed(aggregate(pod, "limits"))}
 
 
@@ -167,6 +210,10 @@ def qos_class(pod: Pod) -> str:
     It is Guaranteed when every container limits both cpu and memory and the summed requests equal the summed limits.
     Otherwise it is Burstable.
     """
+    return memo(("qos", pod_key(pod)), lambda: _qos_class(pod))
+
+
+def _qos_class(pod: Pod) -> str:
     requests: dict[str, int] = {}
     limits: dict[str, int] = {}
     guaranteed = True

@@ -102,6 +102,10 @@ def compute_usage(requests: ResourceList, limits: ResourceList) -> ResourceList:
 
 def usage(pod: Pod) -> ResourceList:
     """``PodUsageFunc`` for a pod being created: ``count/pods`` plus the compute usage of the pod's totals."""
+    return kpod.memo(("usage", kpod.pod_key(pod)), lambda: _usage(pod))
+
+
+def _usage(pod: Pod) -> ResourceList:
     result: ResourceList = {"count/pods": _ONE}
     kpod.add_into(result, compute_usage(kpod.aggregate(pod, "requests"), kpod.aggregate(pod, "limits")))
     return result
@@ -114,6 +118,10 @@ def must_specify(pod: Pod, names: Sequence[str]) -> str | None:
     The text lists each missing name in sorted order with the sorted names of the containers lacking it, e.g.
     ``must specify limits.cpu for: compute,hook; limits.memory for: compute``.
     """
+    return kpod.memo(("must", kpod.pod_key(pod), tuple(names)), lambda: _must_specify(pod, names))
+
+
+def _must_specify(pod: Pod, names: Sequence[str]) -> str | None:
     required = MUST_SPECIFY.intersection(names)
     missing: dict[str, set[str]] = {}
     for container in kpod.containers(pod) + kpod.init_containers(pod):
@@ -256,6 +264,8 @@ def admit(pods: list[tuple[str, Pod]], quotas: list[Obj]) -> QuotaAnswer:
     """
     states = [_state(q) for q in quotas]
     verdicts: dict[str, str | None] = {}
+    if not states:
+        return QuotaAnswer({name: None for name, _ in pods}, {})
     for name, pod in pods:
         state, message = _judge(pod, states)
         verdicts[name] = message

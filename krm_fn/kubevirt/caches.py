@@ -18,10 +18,11 @@ FoundKey = tuple[str, "str | None", str, str]
 class Caches:
     """One render's caches of data derived from its (unchanging) objects."""
 
-    __slots__ = ("found", "admission", "newest", "domains")
+    __slots__ = ("found", "admission", "newest", "domains", "pods")
 
     def __init__(self) -> None:
         self.found: dict[FoundKey, Found] = {}  # krm_fn.kubevirt.find.find_spec
         self.admission: dict[int, Decision] = {}  # krm_fn.kubevirt.webhooks.admission, by id() of the object
         self.newest: dict[int, Decision] = {}  # the same by the newest release's API (kubevirt_versions.NEWEST)
         self.domains: dict[Any, Any] = {}  # krm_fn.kubevirt.webhooks.vmi.create: a domain's causes, by its JSON
+        self.pods: dict[Any, Any] = {}  # krm_fn.capacity.pods: a launcher pod, by what it is made of

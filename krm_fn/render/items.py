@@ -234,7 +234,7 @@ class ItemRenderer:
         done.results += start_results(vm, stages.start)
         if self.spec.capacity.report:
             use = vm_pod_use(checked, stages, WebhookConfig(self.release, self.spec.cluster), self.namespaces,
-                             self.spec.capacity.complete_objects)
+                             self.spec.capacity.complete_objects, self.caches.pods)
             if use is not None:
                 done.pods.append(use)
         if mode == "expand":

@@ -17,7 +17,7 @@ from typing import Final
 
 from krm_fn.kube.amount import is_memory, text
 from krm_fn.kube.paths import Obj, as_list, as_map
-from krm_fn.kube.pod import qos_class, totals
+from krm_fn.kube.pod import described
 from krm_fn.kubevirt.launcher.manifest import RENDER_FAILED, pod_causes
 from krm_fn.kubevirt.launcher.namespace import Namespaces
 from krm_fn.kubevirt.launcher.overhead import dedicated, memory_overhead, wants_guaranteed
@@ -63,8 +63,7 @@ def launcher_pod(spec: Obj, annotations: Obj, namespace: str, config: WebhookCon
             containers.append(console)
     containers += sidecars(spec, annotations, config, guaranteed)
     pod: Obj = {"error": None, "containers": containers, "initContainers": inits, "overhead": None}
-    pod["qosClass"] = qos_class(pod)
-    pod["totals"] = totals(pod)
+    pod["qosClass"], pod["totals"] = described(pod)
     return pod
 
 
