@@ -213,3 +213,22 @@ def line_with(text: str, needle: str, after: str = "") -> int:
     lines = text.splitlines()
     start = next(i for i, line in enumerate(lines) if after in line)
     return next(i for i in range(start, len(lines)) if needle in lines[i]) + 1
+
+
+# --- pods (the shape of shared/conformance-vms' pod stage) -----------------------------------------------
+
+def pod_container(name: str, requests: Obj | None = None, limits: Obj | None = None, sidecar: bool = False) -> Obj:
+    """A container with only what is given: its requests, its limits, ``restartPolicy: Always`` for a sidecar."""
+    container: Obj = {"name": name}
+    if requests is not None:
+        container["requests"] = requests
+    if limits is not None:
+        container["limits"] = limits
+    if sidecar:
+        container["restartPolicy"] = "Always"
+    return container
+
+
+def pod_of(containers: list[Obj], init: list[Obj] | None = None, overhead: Obj | None = None, **extra: Any) -> Obj:
+    """A pod of ``containers`` and init containers ``init``."""
+    return {"containers": containers, "initContainers": init or [], "overhead": overhead, **extra}

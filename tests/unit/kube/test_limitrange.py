@@ -16,23 +16,9 @@ import pytest
 
 from krm_fn.kube.limitrange import defaulted_item, forbidden, limit_range_problems, max_problem, min_problem
 from krm_fn.kube.quantity import Quantity
+from tests.builders import pod_container, pod_of
 
 Obj = dict[str, Any]
-
-
-def _c(name: str, requests: Obj | None = None, limits: Obj | None = None, sidecar: bool = False) -> Obj:
-    container: Obj = {"name": name}
-    if requests is not None:
-        container["requests"] = requests
-    if limits is not None:
-        container["limits"] = limits
-    if sidecar:
-        container["restartPolicy"] = "Always"
-    return container
-
-
-def _pod(containers: list[Obj], init: list[Obj] | None = None) -> Obj:
-    return {"containers": containers, "initContainers": init or [], "overhead": None}
 
 
 def _lr(*items: Obj, name: str = "lr") -> Obj:
@@ -68,34 +54,34 @@ def _admitted(pod: Obj, *ranges: Obj) -> Obj:
 
 
 @pytest.mark.parametrize(("container", "ranges", "requests", "limits"), [
-    pytest.param(_c("a"), [_lr(_container_item(default={"cpu": "500m", "memory": "512Mi"}))],
+    pytest.param(pod_container("a"), [_lr(_container_item(default={"cpu": "500m", "memory": "512Mi"}))],
                  {"cpu": "500m", "memory": "512Mi"}, {"cpu": "500m", "memory": "512Mi"},
                  id="default-limit-and-request-from-default"),
-    pytest.param(_c("a"), [_lr(_container_item(default={"cpu": "1"}, defaultRequest={"cpu": "250m"}))],
+    pytest.param(pod_container("a"), [_lr(_container_item(default={"cpu": "1"}, defaultRequest={"cpu": "250m"}))],
                  {"cpu": "250m"}, {"cpu": "1"}, id="default-request"),
     # SetDefaults_Pod runs before admission: the container's own limit is its request
-    pytest.param(_c("a", limits={"cpu": "2"}),
+    pytest.param(pod_container("a", limits={"cpu": "2"}),
                  [_lr(_container_item(default={"cpu": "1"}, defaultRequest={"cpu": "250m"}))],
                  {"cpu": "2"}, {"cpu": "2"}, id="own-limit-wins-over-default-request"),
-    pytest.param(_c("a", {"cpu": "100m"}), [_lr(_container_item(default={"cpu": "1"}))],
+    pytest.param(pod_container("a", {"cpu": "100m"}), [_lr(_container_item(default={"cpu": "1"}))],
                  {"cpu": "100m"}, {"cpu": "1"}, id="own-request-kept"),
-    pytest.param(_c("a"), [_lr(_container_item(min={"memory": "64Mi"}))], {"memory": "64Mi"}, {},
+    pytest.param(pod_container("a"), [_lr(_container_item(min={"memory": "64Mi"}))], {"memory": "64Mi"}, {},
                  id="min-gives-a-request-only"),
-    pytest.param(_c("a"), [_lr(_container_item(max={"cpu": "2"}))], {"cpu": "2"}, {"cpu": "2"},
+    pytest.param(pod_container("a"), [_lr(_container_item(max={"cpu": "2"}))], {"cpu": "2"}, {"cpu": "2"},
                  id="max-gives-limit-and-request"),
-    pytest.param(_c("a"), [_lr(_container_item(default={"cpu": "1"})), _lr(_container_item(default={"cpu": "2"}))],
+    pytest.param(pod_container("a"), [_lr(_container_item(default={"cpu": "1"})), _lr(_container_item(default={"cpu": "2"}))],
                  {"cpu": "1"}, {"cpu": "1"}, id="first-limit-range-wins"),
-    pytest.param(_c("a"), [_lr(_container_item(default={"memory": "1024Mi"}))], {"memory": "1Gi"},
+    pytest.param(pod_container("a"), [_lr(_container_item(default={"memory": "1024Mi"}))], {"memory": "1Gi"},
                  {"memory": "1Gi"}, id="defaults-in-canonical-form"),
 ])
 def test_defaults(container: Obj, ranges: list[Obj], requests: Obj, limits: Obj) -> None:
-    admitted = _admitted(_pod([container]), *ranges)
+    admitted = _admitted(pod_of([container]), *ranges)
     (got,) = admitted["containers"]
     assert (got["requests"], got["limits"]) == (requests, limits)
 
 
 def test_init_containers_are_defaulted_and_the_input_kept() -> None:
-    pod = _pod([_c("a")], [_c("s", {"cpu": "10m"}, sidecar=True)])
+    pod = pod_of([pod_container("a")], [pod_container("s", {"cpu": "10m"}, sidecar=True)])
     before = copy.deepcopy(pod)
     admitted = _admitted(pod, _lr(_container_item(default={"cpu": "1", "memory": "1Gi"})))
     assert admitted["initContainers"] == [{"name": "s", "requests": {"cpu": "10m", "memory": "1Gi"},
@@ -104,43 +90,43 @@ def test_init_containers_are_defaulted_and_the_input_kept() -> None:
 
 
 @pytest.mark.parametrize(("item", "container", "expected"), [
-    pytest.param(_container_item(max={"memory": "1Gi"}), _c("a", limits={"memory": "2Gi"}),
+    pytest.param(_container_item(max={"memory": "1Gi"}), pod_container("a", limits={"memory": "2Gi"}),
                  "maximum memory usage per Container is 1Gi, but limit is 2Gi", id="max-limit"),
-    pytest.param(_container_item(max={"cpu": "1"}), _c("a", {"cpu": "2"}, {"cpu": "1"}),
+    pytest.param(_container_item(max={"cpu": "1"}), pod_container("a", {"cpu": "2"}, {"cpu": "1"}),
                  "maximum cpu usage per Container is 1, but request is 2", id="max-request"),
-    pytest.param(_container_item(min={"cpu": "100m"}), _c("a", {"cpu": "5m"}, {"cpu": "1"}),
+    pytest.param(_container_item(min={"cpu": "100m"}), pod_container("a", {"cpu": "5m"}, {"cpu": "1"}),
                  "minimum cpu usage per Container is 100m, but request is 5m", id="min-request"),
-    pytest.param(_container_item(min={"cpu": "100m"}), _c("a", {"cpu": "200m"}, {"cpu": "50m"}),
+    pytest.param(_container_item(min={"cpu": "100m"}), pod_container("a", {"cpu": "200m"}, {"cpu": "50m"}),
                  "minimum cpu usage per Container is 100m, but limit is 50m", id="min-limit"),
-    pytest.param(_container_item(maxLimitRequestRatio={"memory": "2"}), _c("a", {"memory": "1Gi"}, {"memory": "3Gi"}),
+    pytest.param(_container_item(maxLimitRequestRatio={"memory": "2"}), pod_container("a", {"memory": "1Gi"}, {"memory": "3Gi"}),
                  "memory max limit to request ratio per Container is 2, but provided ratio is 3.000000", id="ratio"),
-    pytest.param(_container_item(maxLimitRequestRatio={"cpu": "3"}), _c("a", {"cpu": "300m"}, {"cpu": "1"}),
+    pytest.param(_container_item(maxLimitRequestRatio={"cpu": "3"}), pod_container("a", {"cpu": "300m"}, {"cpu": "1"}),
                  "cpu max limit to request ratio per Container is 3, but provided ratio is 3.333333",
                  id="ratio-six-decimals"),
-    pytest.param(_container_item(maxLimitRequestRatio={"cpu": "4"}), _c("a", {"cpu": "0"}, {"cpu": "1"}),
+    pytest.param(_container_item(maxLimitRequestRatio={"cpu": "4"}), pod_container("a", {"cpu": "0"}, {"cpu": "1"}),
                  "cpu max limit to request ratio per Container is 4, but no request is specified or request is 0",
                  id="ratio-zero-request"),
-    pytest.param(_container_item(maxLimitRequestRatio={"memory": "2"}), _c("a", {"memory": "1Gi"}),
+    pytest.param(_container_item(maxLimitRequestRatio={"memory": "2"}), pod_container("a", {"memory": "1Gi"}),
                  "memory max limit to request ratio per Container is 2, but no limit is specified or limit is 0",
                  id="ratio-no-limit"),
 ])
 def test_container_messages(item: Obj, container: Obj, expected: str) -> None:
-    _, problems = limit_range_problems(_pod([container]), [_lr(item)])
+    _, problems = limit_range_problems(pod_of([container]), [_lr(item)])
     assert problems == [expected]
 
 
 @pytest.mark.parametrize(("item", "container"), [
-    pytest.param(_container_item(maxLimitRequestRatio={"memory": "2"}), _c("a", {"memory": "1Gi"}, {"memory": "2Gi"}),
+    pytest.param(_container_item(maxLimitRequestRatio={"memory": "2"}), pod_container("a", {"memory": "1Gi"}, {"memory": "2Gi"}),
                  id="ratio-equal-to-the-maximum"),
-    pytest.param(_container_item(max={"memory": "1Gi"}, min={"memory": "1Gi"}), _c("a", limits={"memory": "1024Mi"}),
+    pytest.param(_container_item(max={"memory": "1Gi"}, min={"memory": "1Gi"}), pod_container("a", limits={"memory": "1024Mi"}),
                  id="bounds-are-inclusive"),
     # requestLimitEnforcedValues compares milli-values rounded up: 500u counts as 1m
-    pytest.param(_container_item(min={"cpu": "1m"}), _c("a", {"cpu": "500u"}, {"cpu": "1"}), id="milli-precision"),
+    pytest.param(_container_item(min={"cpu": "1m"}), pod_container("a", {"cpu": "500u"}, {"cpu": "1"}), id="milli-precision"),
     # max defaults the limit, so a container never lacks one here
-    pytest.param(_container_item(max={"cpu": "2"}), _c("a", {"cpu": "1"}), id="max-fills-the-missing-limit"),
+    pytest.param(_container_item(max={"cpu": "2"}), pod_container("a", {"cpu": "1"}), id="max-fills-the-missing-limit"),
 ])
 def test_container_passes(item: Obj, container: Obj) -> None:
-    assert limit_range_problems(_pod([container]), [_lr(item)])[1] == []
+    assert limit_range_problems(pod_of([container]), [_lr(item)])[1] == []
 
 
 @pytest.mark.parametrize(("check", "expected"), [
@@ -153,15 +139,15 @@ def test_missing_values(check: Any, expected: str) -> None:
 
 @pytest.mark.parametrize(("item", "pod", "expected"), [
     pytest.param({"type": "Pod", "max": {"cpu": "4"}},
-                 _pod([_c("a", limits={"cpu": "2"}), _c("b", limits={"cpu": "3"})]),
+                 pod_of([pod_container("a", limits={"cpu": "2"}), pod_container("b", limits={"cpu": "3"})]),
                  ["maximum cpu usage per Pod is 4, but limit is 5"], id="pod-max-limit"),
-    pytest.param({"type": "Pod", "max": {"cpu": "2"}}, _pod([_c("a", {"cpu": "1"})]),
+    pytest.param({"type": "Pod", "max": {"cpu": "2"}}, pod_of([pod_container("a", {"cpu": "1"})]),
                  ["maximum cpu usage per Pod is 2.  No limit is specified"], id="pod-no-limit"),
-    pytest.param({"type": "Pod", "min": {"memory": "1Gi"}}, _pod([_c("a", {"cpu": "1"})]),
+    pytest.param({"type": "Pod", "min": {"memory": "1Gi"}}, pod_of([pod_container("a", {"cpu": "1"})]),
                  ["minimum memory usage per Pod is 1Gi.  No request is specified"], id="pod-no-request"),
     # the pod's requests count sidecars as running: 600m + 500m
     pytest.param({"type": "Pod", "max": {"cpu": "1"}},
-                 _pod([_c("a", limits={"cpu": "600m"})], [_c("s", limits={"cpu": "500m"}, sidecar=True)]),
+                 pod_of([pod_container("a", limits={"cpu": "600m"})], [pod_container("s", limits={"cpu": "500m"}, sidecar=True)]),
                  ["maximum cpu usage per Pod is 1, but limit is 1100m"], id="pod-sidecar-counted"),
 ])
 def test_pod_messages(item: Obj, pod: Obj, expected: list[str]) -> None:
@@ -171,7 +157,7 @@ def test_pod_messages(item: Obj, pod: Obj, expected: list[str]) -> None:
 def test_problems_come_in_the_plugins_order() -> None:
     """Items in order; a Container item over app containers, then init containers; names sorted in one map."""
     ranges = [_lr(_container_item(max={"memory": "1Gi", "cpu": "2"}), {"type": "Pod", "max": {"cpu": "500m"}})]
-    pod = _pod([_c("a", limits={"memory": "2Gi", "cpu": "3"})], [_c("i", limits={"memory": "3Gi", "cpu": "1"})])
+    pod = pod_of([pod_container("a", limits={"memory": "2Gi", "cpu": "3"})], [pod_container("i", limits={"memory": "3Gi", "cpu": "1"})])
     assert limit_range_problems(pod, ranges)[1] == [
         "maximum cpu usage per Container is 2, but limit is 3",
         "maximum memory usage per Container is 1Gi, but limit is 2Gi",
@@ -184,15 +170,15 @@ def test_the_first_refusing_limit_range_answers() -> None:
     ranges = [_lr(_container_item(max={"cpu": "8"}), name="roomy"),
               _lr(_container_item(max={"cpu": "1"}), name="tight"),
               _lr(_container_item(max={"memory": "1Mi"}), name="tighter")]
-    pod = _pod([_c("a", limits={"cpu": "2", "memory": "1Gi"})])
+    pod = pod_of([pod_container("a", limits={"cpu": "2", "memory": "1Gi"})])
     assert limit_range_problems(pod, ranges)[1] == ["maximum cpu usage per Container is 1, but limit is 2"]
 
 
 @pytest.mark.parametrize(("pod", "expected"), [
-    pytest.param(_pod([_c("a", limits={"memory": "2Gi"}), _c("b", limits={"memory": "2Gi"})]),
+    pytest.param(pod_of([pod_container("a", limits={"memory": "2Gi"}), pod_container("b", limits={"memory": "2Gi"})]),
                  'pods "virt-launcher-vm-" is forbidden: maximum memory usage per Container is 1Gi, but limit is 2Gi',
                  id="a-repeated-problem-stands-alone"),
-    pytest.param(_pod([_c("a", limits={"memory": "2Gi"}), _c("b", limits={"memory": "4Gi"})]),
+    pytest.param(pod_of([pod_container("a", limits={"memory": "2Gi"}), pod_container("b", limits={"memory": "4Gi"})]),
                  'pods "virt-launcher-vm-" is forbidden: [maximum memory usage per Container is 1Gi, but limit is 2Gi, '
                  "maximum memory usage per Container is 1Gi, but limit is 4Gi]", id="several-in-brackets"),
 ])
@@ -202,7 +188,7 @@ def test_forbidden(pod: Obj, expected: str) -> None:
 
 
 def test_no_limit_range_changes_nothing_but_defaulting() -> None:
-    pod = _pod([_c("a", limits={"cpu": "1"})])
+    pod = pod_of([pod_container("a", limits={"cpu": "1"})])
     admitted, problems = limit_range_problems(pod, [])
     assert problems == []
     assert admitted["containers"] == [{"name": "a", "requests": {"cpu": "1"}, "limits": {"cpu": "1"}}]

@@ -16,6 +16,7 @@ import yaml
 
 from krm_fn.kube.pod import aggregate_error, defaulted, forbidden, qos_class, totals
 from krm_fn.kube.quantity_json import parsed
+from tests.builders import pod_container, pod_of
 from tests.builders import shared_dir
 
 Obj = dict[str, Any]
@@ -36,36 +37,21 @@ def test_defaulted_copies_limits_into_missing_requests(container: Obj, expected:
     assert repr(container) == before
 
 
-def _c(name: str, requests: Obj | None = None, limits: Obj | None = None, sidecar: bool = False) -> Obj:
-    container: Obj = {"name": name}
-    if requests is not None:
-        container["requests"] = requests
-    if limits is not None:
-        container["limits"] = limits
-    if sidecar:
-        container["restartPolicy"] = "Always"
-    return container
-
-
-def _pod(containers: list[Obj], init: list[Obj] | None = None, overhead: Obj | None = None) -> Obj:
-    return {"containers": containers, "initContainers": init or [], "overhead": overhead}
-
-
 GUARANTEED_LIMITS = {"cpu": "1", "memory": "1Gi"}
 
 
 @pytest.mark.parametrize(("pod", "expected"), [
-    pytest.param(_pod([_c("a")]), "BestEffort", id="nothing-set"),
-    pytest.param(_pod([_c("a", {"ephemeral-storage": "1Gi"})]), "BestEffort", id="only-cpu-and-memory-count"),
-    pytest.param(_pod([_c("a", {"cpu": "0"})]), "BestEffort", id="a-zero-request-does-not-count"),
-    pytest.param(_pod([_c("a", limits={"nvidia.com/gpu": "1"})]), "BestEffort", id="extended-resource-alone"),
-    pytest.param(_pod([_c("a", limits=GUARANTEED_LIMITS)]), "Guaranteed", id="limits-only-defaulted-to-requests"),
-    pytest.param(_pod([_c("a", {"cpu": "500m", "memory": "1Gi"}, GUARANTEED_LIMITS)]), "Burstable",
+    pytest.param(pod_of([pod_container("a")]), "BestEffort", id="nothing-set"),
+    pytest.param(pod_of([pod_container("a", {"ephemeral-storage": "1Gi"})]), "BestEffort", id="only-cpu-and-memory-count"),
+    pytest.param(pod_of([pod_container("a", {"cpu": "0"})]), "BestEffort", id="a-zero-request-does-not-count"),
+    pytest.param(pod_of([pod_container("a", limits={"nvidia.com/gpu": "1"})]), "BestEffort", id="extended-resource-alone"),
+    pytest.param(pod_of([pod_container("a", limits=GUARANTEED_LIMITS)]), "Guaranteed", id="limits-only-defaulted-to-requests"),
+    pytest.param(pod_of([pod_container("a", {"cpu": "500m", "memory": "1Gi"}, GUARANTEED_LIMITS)]), "Burstable",
                  id="request-below-limit"),
-    pytest.param(_pod([_c("a", limits={"memory": "1Gi"})]), "Burstable", id="cpu-limit-missing"),
-    pytest.param(_pod([_c("a", limits=GUARANTEED_LIMITS)], [_c("i", limits={"cpu": "1"})]), "Burstable",
+    pytest.param(pod_of([pod_container("a", limits={"memory": "1Gi"})]), "Burstable", id="cpu-limit-missing"),
+    pytest.param(pod_of([pod_container("a", limits=GUARANTEED_LIMITS)], [pod_container("i", limits={"cpu": "1"})]), "Burstable",
                  id="init-container-without-memory-limit"),
-    pytest.param(_pod([_c("a", limits=GUARANTEED_LIMITS)], [_c("s", limits=GUARANTEED_LIMITS, sidecar=True)]),
+    pytest.param(pod_of([pod_container("a", limits=GUARANTEED_LIMITS)], [pod_container("s", limits=GUARANTEED_LIMITS, sidecar=True)]),
                  "Guaranteed", id="init-containers-guaranteed-too"),
 ])
 def test_qos_class(pod: Obj, expected: str) -> None:
@@ -73,26 +59,26 @@ def test_qos_class(pod: Obj, expected: str) -> None:
 
 
 @pytest.mark.parametrize(("pod", "expected"), [
-    pytest.param(_pod([_c("a", {"cpu": "100m", "memory": "1Gi"}), _c("b", {"cpu": "200m", "memory": "512Mi"})]),
+    pytest.param(pod_of([pod_container("a", {"cpu": "100m", "memory": "1Gi"}), pod_container("b", {"cpu": "200m", "memory": "512Mi"})]),
                  {"requests": {"cpu": "300m", "memory": "1536Mi"}, "limits": {}}, id="app-containers-summed"),
-    pytest.param(_pod([_c("a", {"cpu": "1"})], [_c("i", {"cpu": "2"})]),
+    pytest.param(pod_of([pod_container("a", {"cpu": "1"})], [pod_container("i", {"cpu": "2"})]),
                  {"requests": {"cpu": "2"}, "limits": {}}, id="larger-init-container-wins"),
     # sum: 1 + 500m, 100M + 50M; the init step: 1200m + 500m, 10M + 50M
-    pytest.param(_pod([_c("a", {"cpu": "1", "memory": "100M"})],
-                      [_c("s", {"cpu": "500m", "memory": "50M"}, sidecar=True),
-                       _c("i", {"cpu": "1200m", "memory": "10M"})]),
+    pytest.param(pod_of([pod_container("a", {"cpu": "1", "memory": "100M"})],
+                      [pod_container("s", {"cpu": "500m", "memory": "50M"}, sidecar=True),
+                       pod_container("i", {"cpu": "1200m", "memory": "10M"})]),
                  {"requests": {"cpu": "1700m", "memory": "150M"}, "limits": {}}, id="sidecar-counts-for-later-init"),
     # the sidecar starts after the init container: 500m + 300m against 1
-    pytest.param(_pod([_c("a", {"cpu": "500m"})], [_c("i", {"cpu": "1"}), _c("s", {"cpu": "300m"}, sidecar=True)]),
+    pytest.param(pod_of([pod_container("a", {"cpu": "500m"})], [pod_container("i", {"cpu": "1"}), pod_container("s", {"cpu": "300m"}, sidecar=True)]),
                  {"requests": {"cpu": "1"}, "limits": {}}, id="sidecar-after-init-container"),
-    pytest.param(_pod([_c("a", limits={"cpu": "1"}), _c("b", {"cpu": "1"})]),
+    pytest.param(pod_of([pod_container("a", limits={"cpu": "1"}), pod_container("b", {"cpu": "1"})]),
                  {"requests": {"cpu": "2"}, "limits": {"cpu": "1"}}, id="limits-sum-only-what-is-set"),
     # requests 1Gi + 100Mi, limits 2Gi + 100Mi; no cpu limit is set, so the cpu overhead is not one
-    pytest.param(_pod([_c("a", {"cpu": "100m", "memory": "1Gi"}, {"memory": "2Gi"})],
+    pytest.param(pod_of([pod_container("a", {"cpu": "100m", "memory": "1Gi"}, {"memory": "2Gi"})],
                       overhead={"cpu": "50m", "memory": "100Mi"}),
                  {"requests": {"cpu": "150m", "memory": "1124Mi"}, "limits": {"memory": "2148Mi"}}, id="overhead"),
     # 1294Mi + 35M (conformance-vms case 001): Go keeps the binary format, whose text is then the plain number
-    pytest.param(_pod([_c("compute", {"memory": "1294Mi"})], [_c("log", {"memory": "35M"}, sidecar=True)]),
+    pytest.param(pod_of([pod_container("compute", {"memory": "1294Mi"})], [pod_container("log", {"memory": "35M"}, sidecar=True)]),
                  {"requests": {"memory": "1391857344"}, "limits": {}}, id="binary-plus-decimal"),
 ])
 def test_totals(pod: Obj, expected: dict[str, dict[str, str]]) -> None:

@@ -14,23 +14,9 @@ import pytest
 
 from krm_fn.kube.pod import printed
 from krm_fn.kube.quota import QuotaState, admit, forbidden, matches, must_specify, tracked, usage
+from tests.builders import pod_container, pod_of
 
 Obj = dict[str, Any]
-
-
-def _c(name: str, requests: Obj | None = None, limits: Obj | None = None, sidecar: bool = False) -> Obj:
-    container: Obj = {"name": name}
-    if requests is not None:
-        container["requests"] = requests
-    if limits is not None:
-        container["limits"] = limits
-    if sidecar:
-        container["restartPolicy"] = "Always"
-    return container
-
-
-def _pod(containers: list[Obj], init: list[Obj] | None = None, **extra: Any) -> Obj:
-    return {"containers": containers, "initContainers": init or [], "overhead": None, **extra}
 
 
 def _quota(name: str, hard: Obj, scopes: list[str] | None = None, selector: list[Obj] | None = None) -> Obj:
@@ -42,14 +28,14 @@ def _quota(name: str, hard: Obj, scopes: list[str] | None = None, selector: list
     return {"apiVersion": "v1", "kind": "ResourceQuota", "metadata": {"name": name}, "spec": spec}
 
 
-BURSTABLE = _pod([_c("compute", {"cpu": "1", "memory": "1Gi"})])
-BEST_EFFORT = _pod([_c("compute")])
+BURSTABLE = pod_of([pod_container("compute", {"cpu": "1", "memory": "1Gi"})])
+BEST_EFFORT = pod_of([pod_container("compute")])
 # conformance-vms case 001's launcher pod: the compute container limits neither cpu nor memory
-LAUNCHER = _pod(
-    [_c("compute", {"cpu": "100m", "ephemeral-storage": "50M", "memory": "1294Mi"},
+LAUNCHER = pod_of(
+    [pod_container("compute", {"cpu": "100m", "ephemeral-storage": "50M", "memory": "1294Mi"},
         {"devices.kubevirt.io/kvm": "1", "devices.kubevirt.io/tun": "1", "devices.kubevirt.io/vhost-net": "1"})],
-    [_c("guest-console-log", {"cpu": "5m", "memory": "35M"}, {"cpu": "15m", "memory": "60M"}, sidecar=True),
-     _c("volumerootdisk", {"cpu": "1m", "ephemeral-storage": "50M", "memory": "1M"}, {"cpu": "10m", "memory": "40M"})])
+    [pod_container("guest-console-log", {"cpu": "5m", "memory": "35M"}, {"cpu": "15m", "memory": "60M"}, sidecar=True),
+     pod_container("volumerootdisk", {"cpu": "1m", "ephemeral-storage": "50M", "memory": "1M"}, {"cpu": "10m", "memory": "40M"})])
 
 
 @pytest.mark.parametrize(("name", "is_tracked"), [
@@ -73,10 +59,10 @@ def test_tracked_names(name: str, is_tracked: bool) -> None:
 
 def test_usage_takes_the_largest_init_container() -> None:
     def c(name: str, cpu: tuple[str, str], memory: tuple[str, str], dongle: str) -> Obj:
-        return _c(name, {"cpu": cpu[0], "memory": memory[0], "example.com/dongle": dongle},
+        return pod_container(name, {"cpu": cpu[0], "memory": memory[0], "example.com/dongle": dongle},
                   {"cpu": cpu[1], "memory": memory[1], "example.com/dongle": dongle})
 
-    pod = _pod([c("a", ("1", "2"), ("50M", "100M"), "1"), c("b", ("2", "5"), ("25M", "50M"), "2")],
+    pod = pod_of([c("a", ("1", "2"), ("50M", "100M"), "1"), c("b", ("2", "5"), ("25M", "50M"), "2")],
                [c("i", ("4", "8"), ("100M", "200M"), "4"), c("j", ("1", "2"), ("50M", "100M"), "2")])
     assert printed(usage(pod)) == {
         "count/pods": "1", "cpu": "4", "limits.cpu": "8", "limits.memory": "200M", "memory": "100M", "pods": "1",
@@ -84,17 +70,17 @@ def test_usage_takes_the_largest_init_container() -> None:
 
 
 @pytest.mark.parametrize(("pod", "hard", "expected"), [
-    pytest.param(_pod([_c("compute", {"cpu": "1", "memory": "1Gi"}),
-                       _c("hook-sidecar-0", {"cpu": "10m"}, {"memory": "64Mi"})]),
+    pytest.param(pod_of([pod_container("compute", {"cpu": "1", "memory": "1Gi"}),
+                       pod_container("hook-sidecar-0", {"cpu": "10m"}, {"memory": "64Mi"})]),
                  ["limits.cpu", "limits.memory"],
                  "must specify limits.cpu for: compute,hook-sidecar-0; limits.memory for: compute", id="per-name"),
-    pytest.param(_pod([_c("zeta"), _c("alpha")]), ["requests.cpu"], "must specify requests.cpu for: alpha,zeta",
+    pytest.param(pod_of([pod_container("zeta"), pod_container("alpha")]), ["requests.cpu"], "must specify requests.cpu for: alpha,zeta",
                  id="containers-sorted"),
-    pytest.param(_pod([_c("a", {"memory": "1Gi"})], [_c("init")]), ["memory"], "must specify memory for: init",
+    pytest.param(pod_of([pod_container("a", {"memory": "1Gi"})], [pod_container("init")]), ["memory"], "must specify memory for: init",
                  id="init-containers-too"),
-    pytest.param(_pod([_c("a", limits={"cpu": "1"})]), ["requests.cpu", "cpu", "limits.cpu"], None,
+    pytest.param(pod_of([pod_container("a", limits={"cpu": "1"})]), ["requests.cpu", "cpu", "limits.cpu"], None,
                  id="a-limit-gives-the-request"),
-    pytest.param(_pod([_c("a")]), ["requests.ephemeral-storage", "pods", "requests.nvidia.com/gpu"], None,
+    pytest.param(pod_of([pod_container("a")]), ["requests.ephemeral-storage", "pods", "requests.nvidia.com/gpu"], None,
                  id="only-cpu-and-memory-required"),
     pytest.param(LAUNCHER, ["limits.cpu", "limits.memory"],
                  "must specify limits.cpu for: compute; limits.memory for: compute", id="launcher"),
@@ -108,27 +94,27 @@ def _verdicts(pods: list[tuple[str, Obj]], quotas: list[Obj]) -> dict[str, str |
 
 
 @pytest.mark.parametrize(("pod", "hard", "expected"), [
-    pytest.param(_pod([_c("a", limits={"memory": "2Gi"})]), {"limits.memory": "1Gi"},
+    pytest.param(pod_of([pod_container("a", limits={"memory": "2Gi"})]), {"limits.memory": "1Gi"},
                  "exceeded quota: q, requested: limits.memory=2Gi, used: limits.memory=0, limited: limits.memory=1Gi",
                  id="one-name"),
-    pytest.param(_pod([_c("a", limits={"memory": "2Gi", "cpu": "1"})]),
+    pytest.param(pod_of([pod_container("a", limits={"memory": "2Gi", "cpu": "1"})]),
                  {"requests.memory": "1Gi", "limits.memory": "1Gi", "limits.cpu": "10"},
                  "exceeded quota: q, requested: limits.memory=2Gi,requests.memory=2Gi, used: limits.memory=0,"
                  "requests.memory=0, limited: limits.memory=1Gi,requests.memory=1Gi", id="only-exceeded-names-sorted"),
-    pytest.param(_pod([_c("a", limits={"devices.kubevirt.io/kvm": "2"})]), {"requests.devices.kubevirt.io/kvm": "1"},
+    pytest.param(pod_of([pod_container("a", limits={"devices.kubevirt.io/kvm": "2"})]), {"requests.devices.kubevirt.io/kvm": "1"},
                  "exceeded quota: q, requested: requests.devices.kubevirt.io/kvm=2, "
                  "used: requests.devices.kubevirt.io/kvm=0, limited: requests.devices.kubevirt.io/kvm=1", id="kvm"),
-    pytest.param(_pod([_c("a", limits={"nvidia.com/gpu": "1"})]), {"requests.nvidia.com/gpu": "0"},
+    pytest.param(pod_of([pod_container("a", limits={"nvidia.com/gpu": "1"})]), {"requests.nvidia.com/gpu": "0"},
                  "exceeded quota: q, requested: requests.nvidia.com/gpu=1, used: requests.nvidia.com/gpu=0, "
                  "limited: requests.nvidia.com/gpu=0", id="gpu"),
-    pytest.param(_pod([_c("a", limits={"hugepages-2Mi": "2Gi", "memory": "1Gi"})]), {"requests.hugepages-2Mi": "1Gi"},
+    pytest.param(pod_of([pod_container("a", limits={"hugepages-2Mi": "2Gi", "memory": "1Gi"})]), {"requests.hugepages-2Mi": "1Gi"},
                  "exceeded quota: q, requested: requests.hugepages-2Mi=2Gi, used: requests.hugepages-2Mi=0, "
                  "limited: requests.hugepages-2Mi=1Gi", id="hugepages"),
     # 1Gi of requests plus 100Mi of overhead
-    pytest.param({**_pod([_c("a", {"memory": "1Gi"})]), "overhead": {"memory": "100Mi"}}, {"requests.memory": "1Gi"},
+    pytest.param({**pod_of([pod_container("a", {"memory": "1Gi"})]), "overhead": {"memory": "100Mi"}}, {"requests.memory": "1Gi"},
                  "exceeded quota: q, requested: requests.memory=1124Mi, used: requests.memory=0, "
                  "limited: requests.memory=1Gi", id="overhead-counts"),
-    pytest.param(_pod([_c("a", {"cpu": "1500m"})]), {"cpu": "1024m"},
+    pytest.param(pod_of([pod_container("a", {"cpu": "1500m"})]), {"cpu": "1024m"},
                  "exceeded quota: q, requested: cpu=1500m, used: cpu=0, limited: cpu=1024m", id="bare-cpu"),
 ])
 def test_exceeded(pod: Obj, hard: Obj, expected: str) -> None:
@@ -143,7 +129,7 @@ def test_pods_are_counted_one_after_the_other() -> None:
 
 
 def test_a_refused_pod_uses_nothing() -> None:
-    cpu = {name: _pod([_c("x", {"cpu": value})]) for name, value in (("a", "600m"), ("b", "600m"), ("c", "400m"))}
+    cpu = {name: pod_of([pod_container("x", {"cpu": value})]) for name, value in (("a", "600m"), ("b", "600m"), ("c", "400m"))}
     answer = admit(list(cpu.items()), [_quota("q", {"requests.cpu": "1"})])
     assert answer.pods == {
         "a": None,
@@ -154,10 +140,10 @@ def test_a_refused_pod_uses_nothing() -> None:
 
 def test_used_prints_as_go_adds() -> None:
     """Zero takes the first pod's binary format; 2588Mi + 35M is no whole number of Ki, so it prints plainly."""
-    pods = [("a", _pod([_c("x", {"memory": "1294Mi"})])), ("b", _pod([_c("x", {"memory": "1294Mi"})]))]
+    pods = [("a", pod_of([pod_container("x", {"memory": "1294Mi"})])), ("b", pod_of([pod_container("x", {"memory": "1294Mi"})]))]
     quota = _quota("q", {"requests.memory": "10Gi"})
     assert admit(pods, [quota]).quotas["q"].used == {"requests.memory": "2588Mi"}
-    pods.append(("c", _pod([_c("x", {"memory": "35M"})])))
+    pods.append(("c", pod_of([pod_container("x", {"memory": "35M"})])))
     assert admit(pods, [quota]).quotas["q"].used == {"requests.memory": "2748714688"}
 
 
