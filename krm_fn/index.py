@@ -41,6 +41,7 @@ INDEXED_KINDS: Final[dict[str, str]] = {
     KIND_DATA_VOLUME: CDI_GROUP,
     KIND_DATA_SOURCE: CDI_GROUP,
     KIND_VOLUME_SNAPSHOT: SNAPSHOT_GROUP,
+    "VirtualMachineInstancePreset": "kubevirt.io",  # krm_fn.kubevirt.webhooks.vmi.presets
 }
 
 Key = tuple[str, str, str]

@@ -19,13 +19,8 @@ from krm_fn.kube.amount import nanos
 from krm_fn.process import Options
 from tests.test_conformance_vms import CASES, VERSIONS, _expected, _inputs
 
-# what the renderer does not model, each with the input that shows it (asserted, so the list cannot grow quietly)
-NOT_MODELLED = {
-    # VirtualMachineInstancePresets (deprecated since KubeVirt v0.57) are not applied to the VMI
-    "326-defaults-preset": "VirtualMachineInstancePreset",
-}
 PARAMS = [pytest.param(tag, case, id=f"{tag}-{case.name}") for tag in VERSIONS for case in CASES
-          if _expected(tag, case).is_file() and case.name not in NOT_MODELLED]
+          if _expected(tag, case).is_file()]
 
 
 def _config(tag: str) -> Source:
@@ -66,9 +61,3 @@ def test_the_launcher_pod_is_kubevirts(tag: str, case: Path) -> None:
     for answer in yaml.safe_load(_expected(tag, case).read_text(encoding="utf-8")):
         key = (answer["namespace"], answer["vm"])
         assert comparable(ours.get(key)) == comparable(answer.get("pod")), key
-
-
-@pytest.mark.parametrize("name", sorted(NOT_MODELLED))
-def test_what_is_not_modelled_is_what_the_case_uses(name: str) -> None:
-    case = next(c for c in CASES if c.name == name)
-    assert any(d.get("kind") == NOT_MODELLED[name] for d in _inputs(case))

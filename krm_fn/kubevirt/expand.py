@@ -8,6 +8,8 @@ caller's part (:mod:`krm_fn.kubevirt.pipeline`).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from krm_fn.kube.paths import Obj, ensure_map
 from krm_fn.kubevirt.apply.vmi import VM_BASE, apply_to_vmi
 from krm_fn.kubevirt.cluster import ClusterConfig
@@ -18,13 +20,16 @@ from krm_fn.kubevirt.defaults import (
     set_default_vmi_spec,
     set_default_volume_disks,
 )
+from krm_fn.kubevirt.webhooks.vmi.presets import apply_presets
 from krm_fn.kubevirt_versions import LATEST, Release
 
 
 def expand(vm: Obj, it: Obj | None, pref: Obj | None, cluster: ClusterConfig,
-           release: Release = LATEST) -> Obj | list[Conflict] | DefaultsError:
+           release: Release = LATEST, presets: Sequence[Obj] = ()) -> Obj | list[Conflict] | DefaultsError:
     """``Expand`` once the specs are found (the caller handles lookup failures), as ``release`` expands. Changes
-    ``vm`` in place (pass a :func:`krm_fn.kubevirt.vmcopy.expand_copy`) and returns it, or the error."""
+    ``vm`` in place (pass a :func:`krm_fn.kubevirt.vmcopy.expand_copy`) and returns it, or the error.
+    ``presets``: merged in before the defaults, as the VMI mutating webhook does for the VMI virt-controller
+    makes (the expand-spec API applies none)."""
     template = ensure_map(vm, ("spec", "template"))
     vmi = ensure_map(template, ("spec",))
     meta = ensure_map(template, ("metadata",))
@@ -36,6 +41,8 @@ def expand(vm: Obj, it: Obj | None, pref: Obj | None, cluster: ClusterConfig,
     conflicts = apply_to_vmi(VM_BASE, it, pref, vmi, meta, release)
     if conflicts:
         return conflicts
+    if presets:
+        apply_presets(ensure_map(vmi, ("domain",)), presets)
     # the defaults come after the specs, so that they never conflict with them
     set_default_vmi_spec(cluster, vmi, release)
     # the matchers (and our status refs) go, so that the returned VM can be used as is
