@@ -143,3 +143,27 @@ def test_the_renderer_reports_capacity_when_asked(tmp_path: Path) -> None:
         assert ("stored, but its launcher pod would not be created: pods \"virt-launcher-b\" is forbidden: exceeded "
                 "quota: q" in err) is report
         assert "Traceback" not in err
+
+
+MI = 2**20
+
+
+@pytest.mark.parametrize(("version", "expected"), [
+    # v1.5: the VMI webhook requests floor(1Gi * 100 / 150); the overhead counts its page tables (ceil(KB) * 1000
+    # / 512) and 244Mi + 8Mi a vCPU (shared/docs/pod-resources.md, sections 2 and 4)
+    pytest.param("v1.5", 715827882 + (-(-715827882 // 1000) * 1000 // 512) + 244 * MI + 8 * MI, id="v1.5"),
+    # v1.6.4+: the renderer requests it, the VMI has none, so no page tables; 260Mi + 8Mi a vCPU
+    pytest.param("v1.9", 715827882 + 260 * MI + 8 * MI, id="v1.9"),
+])
+def test_the_clusters_memory_overcommit_shrinks_the_request(version: str, expected: int) -> None:
+    from krm_fn.kube.amount import NANO, nanos
+
+    kubevirt = {"apiVersion": "kubevirt.io/v1", "kind": "KubeVirt", "metadata": {"name": "kubevirt", "namespace": "kubevirt"},
+                "spec": {"configuration": {"developerConfiguration": {"memoryOvercommit": 150}}}}
+    vm = _vm("a")
+    vm["spec"]["template"]["spec"]["domain"] = {"devices": {}, "memory": {"guest": "1Gi"}}
+    config = {**CONFIG, "spec": {"kubevirtVersion": version}}
+    text, _ = main(Request("json", False, "fn.yaml", ("in.yaml",)), Source("fn.yaml", yaml.safe_dump(config).encode()),
+                   [Source("in.yaml", yaml.safe_dump_all([kubevirt, vm]).encode())], Options())
+    compute = json.loads(text)["vms"][0]["pod"]["containers"][0]
+    assert nanos(compute["requests"]["memory"]) == expected * NANO

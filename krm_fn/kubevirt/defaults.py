@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from typing import Final
 
-from krm_fn.kube.paths import Obj, ensure_map, get2, get3
+from krm_fn.kube.paths import Obj, as_map, ensure_map, get2, get3
 from krm_fn.kubevirt.cluster import ClusterConfig, architecture_configuration
-from krm_fn.kube.quantity import QuantityError
+from krm_fn.kube.quantity import Quantity, QuantityError
 from krm_fn.kube.quantity_json import from_json, scalar_memo
 from krm_fn.kubevirt_versions import LATEST, Release
 
@@ -104,10 +104,11 @@ def _set_resource_requests(cluster: ClusterConfig, vmi: Obj) -> None:
             ensure_map(resources, ("requests",))["cpu"] = cluster.cpu_request
 
 
-def _set_memory_request(resources: Obj, memory: Obj) -> None:
-    """v1.5's memory request (its ``setDefaultResourceRequests``), as a cluster without ``memoryOvercommit``
-    (100%) sets it: a non-zero limit replaces a zero or missing request; then, when there is still no request,
-    the guest memory (else the hugepages page size, when it parses) becomes it if its value is positive."""
+def _set_memory_request(resources: Obj, memory: Obj, overcommit: object = 100) -> None:
+    """v1.5's memory request (its ``setDefaultResourceRequests``): a non-zero limit replaces a zero or missing
+    request; then, when there is still no request, the guest memory (else the hugepages page size, when it
+    parses) becomes it if its value is positive, over the cluster's ``memoryOvercommit`` percentage (in the
+    guest's format)."""
     limits = resources.get("limits")
     limit = limits.get("memory") if limits else None  # None: zero, as a missing limit is
     if limit is not None and not _quantity_is_zero(limit) \
@@ -120,6 +121,9 @@ def _set_memory_request(resources: Obj, memory: Obj) -> None:
     if amount is None and memory.get("hugepages") is not None:
         amount = get2(memory, "hugepages", "pageSize")
     if amount is not None and _ceil_value(amount) > 0:
+        if isinstance(overcommit, int) and not isinstance(overcommit, bool) and overcommit not in (0, 100):
+            quantity = from_json(amount)
+            amount = str(Quantity.from_int(quantity.value() * 100 // overcommit, quantity.format))
         ensure_map(resources, ("requests",))["memory"] = amount
 
 
@@ -188,7 +192,9 @@ def set_default_vmi_spec(cluster: ClusterConfig, vmi: Obj, release: Release = LA
         ensure_map(vmi, ("domain", "machine"))["type"] = machine_type_for(cluster, str(vmi["architecture"]), release)
     _set_resource_requests(cluster, vmi)
     if release.expand_memory_request:
-        _set_memory_request(ensure_map(vmi, ("domain", "resources")), get2(vmi, "domain", "memory") or {})
+        overcommit = as_map(cluster.configuration.get("developerConfiguration")).get("memoryOvercommit", 100)
+        _set_memory_request(ensure_map(vmi, ("domain", "resources")), get2(vmi, "domain", "memory") or {},
+                            overcommit)
     _set_guest_memory(vmi)
     _set_cpu_topology(vmi)
     _set_image_pull_policies(vmi)
