@@ -167,3 +167,14 @@ def test_the_clusters_memory_overcommit_shrinks_the_request(version: str, expect
                    [Source("in.yaml", yaml.safe_dump_all([kubevirt, vm]).encode())], Options())
     compute = json.loads(text)["vms"][0]["pod"]["containers"][0]
     assert nanos(compute["requests"]["memory"]) == expected * NANO
+
+
+def test_a_vm_kubevirt_refuses_has_no_pod_and_says_why() -> None:
+    vm = _vm("a", volumes=[{"name": "d", "containerDisk": {"image": "quay.io/containerdisks/fedora:41"}}])
+    vm["spec"]["template"]["spec"]["domain"]["devices"] = {"disks": [{"name": "d", "disk": {"bus": "sataa"}}]}
+    report, code = _report([vm, _vm("b")])
+    entries = {e["name"]: e for e in report["vms"]}
+    assert code == 1
+    assert entries["a"]["pod"] is None and entries["a"]["starts"] is False
+    assert "is set with an unrecognized bus sataa" in entries["a"]["refused"]
+    assert entries["b"]["starts"] is True and "refused" not in entries["b"]

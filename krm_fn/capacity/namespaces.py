@@ -47,25 +47,24 @@ def pod_name(use: PodUse, replica: int) -> str:
 
 def namespace_reports(uses: Sequence[PodUse], namespaces: Namespaces) -> list[NamespaceReport]:
     """One report per namespace where a VM runs, by namespace name."""
-    by_namespace: dict[str, list[PodUse]] = {}
+    by_namespace: dict[str, list[tuple[PodUse, Obj]]] = {}
     for use in uses:
-        if use.runs and use.pod.get("error") is None and use.replicas:
-            by_namespace.setdefault(use.namespace, []).append(use)
+        if use.runs and use.pod is not None and use.pod.get("error") is None and use.replicas:
+            by_namespace.setdefault(use.namespace, []).append((use, use.pod))
     return [_report(ns, by_namespace[ns], namespaces) for ns in sorted(by_namespace)]
 
 
-def _report(namespace: str, uses: list[PodUse], namespaces: Namespaces) -> NamespaceReport:
+def _report(namespace: str, uses: list[tuple[PodUse, Obj]], namespaces: Namespaces) -> NamespaceReport:
     asked: dict[int, tuple[Obj, int]] = {}  # each pod (shared by alike VMs) and how many times it is asked for
     refused: list[Refusal] = []
     queued: list[tuple[str, Obj]] = []
     owner: dict[str, PodUse] = {}
     ranges = namespaces.limit_ranges(namespace)
-    for use in uses:
+    for use, rendered in uses:
         for replica in range(use.replicas):
             name = pod_name(use, replica)
-            pod_count = asked.get(id(use.pod), (use.pod, 0))
-            asked[id(use.pod)] = (use.pod, pod_count[1] + 1)
-            pod, problems = limit_range_problems(use.pod, ranges) if ranges else (use.pod, [])
+            asked[id(rendered)] = (rendered, asked.get(id(rendered), (rendered, 0))[1] + 1)
+            pod, problems = limit_range_problems(rendered, ranges) if ranges else (rendered, [])
             if problems:
                 refused.append(Refusal(use, name, forbidden(name, problems)))
                 continue
@@ -81,7 +80,7 @@ def _report(namespace: str, uses: list[PodUse], namespaces: Namespaces) -> Names
     for pod, count in asked.values():
         _add(requests, pod["totals"]["requests"], count)
         _add(limits, pod["totals"]["limits"], count)
-    pods = sum(use.replicas for use in uses)
+    pods = sum(use.replicas for use, _ in uses)
     quotas = [{"name": name, "hard": state.hard, "used": state.used, "refused": list(state.refused)}
               for name, state in answer.quotas.items()]
     return NamespaceReport(namespace, len(uses), pods, _printed(requests), _printed(limits), quotas, refused)

@@ -41,8 +41,9 @@ class PodUse(NamedTuple):
     name: str
     runs: bool
     replicas: int
-    pod: Obj
+    pod: Obj | None  # None: KubeVirt renders none (the VM, or its VMI, is refused: ``refused`` says why)
     anchor: Result
+    refused: str | None = None
 
 
 def vm_pod_use(vm: Obj, stages: VmStages, config: WebhookConfig, namespaces: Namespaces,
@@ -64,6 +65,11 @@ def vm_pod_use(vm: Obj, stages: VmStages, config: WebhookConfig, namespaces: Nam
         if memo is not None:
             memo[key] = pod
     return PodUse(namespace, name_of(vm), runs(vm), 1, pod, Result.for_object("", vm))
+
+
+def refused_use(vm: Obj, reason: str) -> PodUse:
+    """The entry of a VM KubeVirt makes no launcher pod for, and why."""
+    return PodUse(namespace_of(vm), name_of(vm), runs(vm), 1, None, Result.for_object("", vm), reason)
 
 
 def pod_key(spec: Obj, annotations: Obj, namespace: str, claims: set[str], complete: bool) -> tuple[Any, ...]:

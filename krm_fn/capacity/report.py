@@ -26,8 +26,15 @@ class Report(NamedTuple):
     @property
     def refused(self) -> bool:
         """Whether a VM that runs would not start: its pod is not rendered, or its namespace refuses it."""
-        return any(ns.refused for ns in self.namespaces) or \
-            any(use.runs and use.pod.get("error") is not None for use in self.vms)
+        return any(ns.refused for ns in self.namespaces) or any(use.runs and not_rendered(use) for use in self.vms)
+
+
+def not_rendered(use: PodUse) -> str | None:
+    """Why KubeVirt makes no pod for the VM: it (or its VMI) is refused, or the pod cannot be rendered."""
+    if use.pod is None:
+        return use.refused or "refused"
+    error = use.pod.get("error")
+    return None if error is None else str(error)
 
 
 def results(report: Report) -> list[Result]:
@@ -62,11 +69,25 @@ def as_json(report: Report) -> str:
             f'  "vms": [\n{vms}\n  ],\n  "namespaces": {{\n{namespaces}\n  }}\n}}\n')
 
 
+def _vm_data(use: PodUse, refused: dict[tuple[str, str], str]) -> dict[str, Any]:
+    """A VM's entry: whether it runs and starts (None: it does not run), its pod, and why it does not start."""
+    why = not_rendered(use) or refused.get((use.namespace, use.name))
+    out: dict[str, Any] = {"namespace": use.namespace, "name": use.name, "runs": use.runs, "replicas": use.replicas,
+                           "starts": (why is None) if use.runs else None, "pod": use.pod}
+    if why is not None:
+        out["refused"] = why
+    return out
+
+
+def _refusals(report: Report) -> dict[tuple[str, str], str]:
+    return {(r.use.namespace, r.use.name): r.message for ns in report.namespaces for r in reversed(ns.refused)}
+
+
 def as_data(report: Report) -> dict[str, Any]:
+    refused = _refusals(report)
     return {
         "kubevirtVersion": report.kubevirt_version,
-        "vms": [{"namespace": u.namespace, "name": u.name, "runs": u.runs, "replicas": u.replicas, "pod": u.pod}
-                for u in report.vms],
+        "vms": [_vm_data(u, refused) for u in report.vms],
         "namespaces": {ns.namespace: {
             "vms": ns.vms, "pods": ns.pods, "totals": {"requests": ns.requests, "limits": ns.limits},
             "quotas": ns.quotas,
@@ -80,10 +101,13 @@ COLUMNS = ("NAMESPACE", "VM", "RUNS", "CPU REQ", "CPU LIM", "MEMORY REQ", "MEMOR
 
 def text(report: Report) -> str:
     """A table per VM, then per namespace its totals, its quotas and what it refuses."""
-    refused = {(r.use.namespace, r.use.name): r.message for ns in report.namespaces for r in ns.refused}
+    refused = _refusals(report)
     rows = [COLUMNS] + [_row(u, refused.get((u.namespace, u.name))) for u in report.vms]
     widths = [max(len(r[i]) for r in rows) for i in range(len(COLUMNS))]
     lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in rows]
+    unrendered = [(u, why) for u in report.vms if (why := not_rendered(u)) is not None]
+    if unrendered:
+        lines += ["", "no launcher pod:"] + [f"  {u.namespace}/{u.name}: {why}" for u, why in unrendered]
     for ns in report.namespaces:
         lines += ["", f"namespace {ns.namespace}: {_count(ns.vms, 'VM')} that run{'s' if ns.vms == 1 else ''}, "
                       f"{_count(ns.pods, 'launcher pod')}",
@@ -97,8 +121,8 @@ def text(report: Report) -> str:
 
 def _row(use: PodUse, refusal: str | None) -> Sequence[str]:
     pod = use.pod
-    if pod.get("error") is not None:
-        return (use.namespace, use.name, _runs(use), "-", "-", "-", "-", "no: " + str(pod["error"]))
+    if pod is None or pod.get("error") is not None:
+        return (use.namespace, use.name, _runs(use), "-", "-", "-", "-", "no: no pod" if use.runs else "-")
     requests, limits = pod["totals"]["requests"], pod["totals"]["limits"]
     starts = "-" if not use.runs else "no: refused" if refusal else "yes"
     return (use.namespace, use.name, _runs(use), requests.get("cpu", "-"), limits.get("cpu", "-"),

@@ -35,7 +35,7 @@ from krm_fn.kubevirt.webhooks.vmi.admitter import admit_vmi
 from krm_fn.kubevirt.schema.validation import vmi_spec_errors
 from krm_fn.kubevirt.webhooks.vmi.start import VMI_VALIDATOR
 from krm_fn.render.start import start_results
-from krm_fn.capacity.pods import replicas, vm_pod_use
+from krm_fn.capacity.pods import refused_use, replicas, vm_pod_use
 from krm_fn.kubevirt.launcher.namespace import Namespaces
 from krm_fn.render.admission import describe
 from krm_fn.render.carriers import Carried, carried, moved, unchecked, with_pool_spec
@@ -109,6 +109,16 @@ class ItemRenderer:
                 for c in causes]
 
     def vm(self, vm: Obj, done: Rendered[Obj]) -> Obj:
+        if not self.spec.capacity.report:
+            return self._checked_vm(vm, done)
+        pods, said = len(done.pods), len(done.results)
+        out = self._checked_vm(vm, done)
+        if len(done.pods) == pods:  # refused, or its VMI would be: no pod, and why
+            reasons = [r.message for r in done.results[said:] if r.severity in ("error", "warning")]
+            done.pods.append(refused_use(vm, reasons[0] if reasons else "KubeVirt would not start it"))
+        return out
+
+    def _checked_vm(self, vm: Obj, done: Rendered[Obj]) -> Obj:
         problem = self.metadata_problem(vm)
         if problem is not None:
             done.results.append(Result.for_object(problem[1], vm, field_path=problem[0],
