@@ -22,7 +22,9 @@ subprocess (so peak RSS is per measurement):
   reported with no target, issue 35), and ``kubevirt-krm
   upgrade-report --from v1.8 --to v1.9`` on the plain manifest file (two expand renders and their comparison;
   issue 27: within 2.5x one expand render), and ``kubevirt-krm resources --output json`` on it (every launcher
-  pod and the namespaces' sums; issue 37: within 1.3x validate).
+  pod and the namespaces' sums; issue 37: within 1.3x validate);
+* ``kubevirt-krm check`` of the standalone revisions render against its own output, committed (issue 38:
+  within 1.2x the render).
 
 The rows of one size run in rounds (each round runs every row once), so a host whose speed drifts slows a
 round's floor and rows alike. The table shows the median wall time, the median over rounds of the ratio to
@@ -80,6 +82,7 @@ OLDER = ("v1.8", "v1.5")
 OLDER_ROWS = {version: f"kubevirt-krm expand, kubevirtVersion {version}" for version in OLDER}
 UPGRADE_ROW = "kubevirt-krm upgrade-report v1.8 -> v1.9"
 RESOURCES_ROW = "kubevirt-krm resources --output json"
+CHECK_ROW = "kubevirt-krm check, up to date"
 UPGRADE_MAX = 10000  # the rows above up to this size (the report holds two renders of the fleet)
 FLOW = "flow-map leaves"  # the layout of bench/synth.py flow_leaves
 EMPTY = "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems: []\n"
@@ -262,6 +265,11 @@ def main() -> int:
                 config = base / f"standalone-{mode}.yaml"
                 config.write_text(STANDALONE_RENDERER.format(mode=mode))
                 sized.append(Row(f"kubevirt-krm standalone {mode}", n, [*fn, str(config), str(stream)], None))
+                if mode == "revisions":  # the committed render, then its gate (issue 38: within 1.2x the render)
+                    committed = base / f"rendered{n}.yaml"
+                    subprocess.run([*fn, str(config), str(stream), "--output", str(committed)], check=True)
+                    sized.append(Row(CHECK_ROW, n, [*fn, "check", str(config), str(stream), "--output",
+                                                    str(committed)], None))
                 flow = base / f"{mode}-flow{n}.yaml"
                 flow.write_text(flow_leaves(body + RENDERER.format(mode=mode)))
                 sized.append(Row(f"kubevirt-krm {mode}, {FLOW}", n, fn, flow))
@@ -355,6 +363,10 @@ def report(rows: list[Row], sizes: list[int]) -> None:
                 f"(target ≤ {goal[0]}, {goal[1]}): {'ok' if rounds <= goal[0] else 'MISSED'}"
             print(f"  {name.removeprefix('kubevirt-krm ')} 10k: {rounds:.2f}× expand for the default release "
                   f"{verdict}")
+    gate, render = by.get((CHECK_ROW, 10000)), by.get(("kubevirt-krm standalone revisions", 10000))
+    if gate is not None and render is not None:
+        rounds = statistics.median(c / r for c, r in zip(gate.seconds, render.seconds))
+        print(f"  check 10k: {rounds:.2f}× the render (target ≤ 1.2, issue 38): {'ok' if rounds <= 1.2 else 'MISSED'}")
     resources, validate = by.get((RESOURCES_ROW, 10000)), by.get(("kubevirt-krm validate", 10000))
     if resources is not None and validate is not None:
         rounds = statistics.median(r / v for r, v in zip(resources.seconds, validate.seconds))

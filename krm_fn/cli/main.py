@@ -87,6 +87,10 @@ def dispatch(args: list[str]) -> int:
         return upgrade_report(args[1:])
     if args and args[0] == "resources":
         return resources(args[1:])
+    if args and args[0] == "check":
+        from krm_fn.cli.check import check
+
+        return check(args[1:])
     validate, output, args = stream_arguments(args)
     if output is not None and not args:
         die("--output is for the standalone mode: kubevirt-krm CONFIG.yaml [FILE|DIR|-]... --output FILE", 2)

@@ -23,6 +23,7 @@ from krm_fn.cli.usage import HELP, USAGE
 
 if TYPE_CHECKING:
     from krm_fn.io.inputs import Source
+    from krm_fn.process import Output
 
 
 def stream_arguments(args: list[str]) -> tuple[bool, Path | None, list[str]]:
@@ -112,23 +113,29 @@ def config_file(path: Path, name: str) -> tuple[Source, Path]:
     return config, Path(root) if root else path.resolve().parent
 
 
+def rendered_stream(config: Source, base: Path | None, inputs: list[str], stdin: bytes, validate: bool) -> Output:
+    """The core run on the stream modes' inputs (files, directories, else stdin); raises InputError."""
+    from krm_fn.stream import LEGACY_PLUGIN_MAX_RESOURCES, legacy_plugin_route
+    from krm_fn.io.inputs import Source
+    from krm_fn.process import Options, process_stream
+
+    sources = [Source("stdin", stdin, is_file=False)] if not inputs else [s for p in inputs for s in operand_sources(p)]
+    size = sum(len(s.data) for s in sources)
+    return process_stream(config, sources, Options(base_dir=base or Path.cwd(), validate_only=validate,
+                                                   workers=workers(size), fast_yaml=fast_yaml_fits(size),
+                                                   handed_back_limit=LEGACY_PLUGIN_MAX_RESOURCES
+                                                   if legacy_plugin_route(os.environ, bool(inputs)) else None))
+
+
 def run_stream(config: Source, base: Path | None, inputs: list[str], stdin: bytes, validate: bool,
                 output: Path | None = None) -> int:
     """The stream modes at the edge: inputs read (files, directories, stdin), the core run
     (``process.process_stream``), the output written; nothing is written unless the run succeeded."""
     from krm_fn.errors import InputError
-    from krm_fn.stream import LEGACY_PLUGIN_MAX_RESOURCES, legacy_plugin_route
-    from krm_fn.io.inputs import Source
-    from krm_fn.process import Options, process_stream
 
     stdout = stdout_bytes() if output is None else None
     try:
-        sources = [Source("stdin", stdin, is_file=False)] if not inputs else [s for p in inputs for s in operand_sources(p)]
-        size = sum(len(s.data) for s in sources)
-        out = process_stream(config, sources, Options(base_dir=base or Path.cwd(), validate_only=validate,
-                                                      workers=workers(size), fast_yaml=fast_yaml_fits(size),
-                                                      handed_back_limit=LEGACY_PLUGIN_MAX_RESOURCES
-                                                      if legacy_plugin_route(os.environ, bool(inputs)) else None))
+        out = rendered_stream(config, base, inputs, stdin, validate)
     except InputError as exc:
         die(exc.message)
     code = report(out.results, warnings=True)

@@ -31,6 +31,9 @@ usage: kubevirt-krm                                  KRM function: ResourceList 
                                                      requests and limits, per namespace against its
                                                      ResourceQuotas and LimitRanges (exit 0 every VM that
                                                      runs starts, 1 one does not, 2 usage or unusable input)
+       kubevirt-krm check CONFIG.yaml FILE|DIR... --output FILE
+                                                     a pull request's gate: FILE (committed) is what the
+                                                     render gives (exit 0), else a unified diff (exit 1)
        kubevirt-krm install-plugin DIR               lay out a KUSTOMIZE_PLUGIN_HOME for kubectl kustomize
        kubevirt-krm --help | --version               (every subcommand takes -h/--help too)
 

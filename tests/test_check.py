@@ -1,0 +1,88 @@
+"""``kubevirt-krm check`` (issue 38, point 1): a pull request that edits a VM without re-rendering the committed
+file fails with a unified diff, and passes once the file is re-rendered; the same for a generated catalog.
+Run as a user runs it: the console script in a subprocess."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import yaml
+
+from tests.builders import run_fn
+
+RENDERER = {"apiVersion": "kubevirt-krm.dev/v1alpha1", "kind": "VirtualMachineRenderer", "metadata": {"name": "r"},
+            "spec": {"mode": "revisions", "kubevirtVersion": "v1.9"}}
+
+
+def _vm(instancetype: str) -> str:
+    return yaml.safe_dump({
+        "apiVersion": "kubevirt.io/v1", "kind": "VirtualMachine", "metadata": {"name": "web", "namespace": "apps"},
+        "spec": {"runStrategy": "Always", "instancetype": {"name": instancetype}, "preference": {"name": "fedora"},
+                 "template": {"spec": {"domain": {"devices": {}}}}}}, sort_keys=False)
+
+
+def _repo(tmp_path: Path, instancetype: str = "u1.medium") -> tuple[Path, Path, Path]:
+    (tmp_path / "src").mkdir(exist_ok=True)
+    (tmp_path / "render.yaml").write_text(yaml.safe_dump(RENDERER), encoding="utf-8")
+    (tmp_path / "src" / "web.yaml").write_text(_vm(instancetype), encoding="utf-8")
+    return tmp_path / "render.yaml", tmp_path / "src", tmp_path / "rendered.yaml"
+
+
+def _check(config: Path, src: Path, out: Path) -> tuple[int, str, str]:
+    proc = run_fn(["check", str(config), str(src), "--output", str(out)])
+    return proc.returncode, proc.stdout.decode(), proc.stderr.decode()
+
+
+def test_an_edit_without_a_render_fails_and_passes_once_rendered(tmp_path: Path) -> None:
+    config, src, out = _repo(tmp_path)
+    assert run_fn([str(config), str(src), "--output", str(out)]).returncode == 0
+    code, diff, said = _check(config, src, out)
+    assert (code, diff) == (0, "") and said == f"kubevirt-krm: check: {out} is what the render gives\n"
+
+    _repo(tmp_path, "u1.large")  # the pull request edits the source VM and does not re-render
+    code, diff, said = _check(config, src, out)
+    assert code == 1
+    assert diff.startswith(f"--- {out} (in Git)\n+++ {out} (rendered)\n")
+    assert "-    name: u1.medium\n" in diff and "+    name: u1.large\n" in diff
+    assert "+    revisionName: web-u1.large-v1beta1-" in diff
+    assert said.startswith(f"kubevirt-krm: check: {out} is not what the render gives (")
+    assert f"run kubevirt-krm {config} {src} --output {out} and commit it" in said
+
+    assert run_fn([str(config), str(src), "--output", str(out)]).returncode == 0
+    assert _check(config, src, out)[0] == 0
+
+
+def test_a_missing_file_is_not_what_the_render_gives(tmp_path: Path) -> None:
+    config, src, out = _repo(tmp_path)
+    code, diff, said = _check(config, src, out)
+    assert code == 1 and "+kind: VirtualMachine\n" in diff and "the file is missing" in said
+
+
+def test_a_render_with_errors_fails_without_a_diff(tmp_path: Path) -> None:
+    config, src, out = _repo(tmp_path, "u1.nosuch")
+    out.write_text("", encoding="utf-8")
+    code, diff, said = _check(config, src, out)
+    assert (code, diff) == (1, "")
+    assert "u1.nosuch" in said and "Traceback" not in said
+
+
+def test_a_generated_catalog_is_checked_too(tmp_path: Path) -> None:
+    catalog = {"apiVersion": "kubevirt-krm.dev/v1alpha1", "kind": "InstancetypeCatalog", "metadata": {"name": "c"},
+               "spec": {"builtin": "classic", "include": {"series": ["m"]}}}
+    config = tmp_path / "catalog.yaml"
+    config.write_text(yaml.safe_dump(catalog), encoding="utf-8")
+    (tmp_path / "empty.yaml").write_text("", encoding="utf-8")
+    out = tmp_path / "instancetypes.yaml"
+    assert run_fn([str(config), str(tmp_path / "empty.yaml"), "--output", str(out)]).returncode == 0
+    assert _check(config, tmp_path / "empty.yaml", out)[0] == 0
+    out.write_text(out.read_text(encoding="utf-8").replace("guest: 1", "guest: 2", 1), encoding="utf-8")
+    assert _check(config, tmp_path / "empty.yaml", out)[0] == 1
+
+
+def test_usage_errors_exit_2(tmp_path: Path) -> None:
+    config, src, _ = _repo(tmp_path)
+    for args in (["check", str(config), str(src)], ["check", "--output", "x.yaml", str(config)],
+                 ["check", "--bogus", str(config), str(src), "--output", "x.yaml"]):
+        proc = run_fn(args)
+        assert proc.returncode == 2, args
+        assert proc.stderr.decode().count("\n") == 1 and b"Traceback" not in proc.stderr
