@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING, NamedTuple
 from krm_fn.catalog.errors import CatalogError
 from krm_fn.config import Config, load
 from krm_fn.errors import ConfigError, FnError, InputError, shown
-from krm_fn.io.resourcelist import (ResourceList, dump_resource_list, parse_resource_list, put_aside, upsert,
-                                    with_set_aside)
+from krm_fn.io.resourcelist import (ResourceList, dump_resource_list, parse_resource_list, put_aside, set_aside,
+                                    upsert, with_set_aside)
 from krm_fn.kube import kpt_annotations
 from krm_fn.kube.api import KIND_CATALOG
 from krm_fn.kube.identity import ObjectId, object_id
@@ -47,6 +47,9 @@ class Options(NamedTuple):
     workers: int = 1                      # processes that may render (krm_fn/workers.py)
     fast_yaml: bool = True                # the yaml-rs lane (off under an address-space cap: see cli/resources.py)
     handed_back_limit: int | None = None  # kustomize's legacy exec plugin route: warn above this many resources
+    named_inputs: tuple[str, ...] = ()    # the stream modes' inputs named on the command line: no manifest in
+                                          # them is an error (nothing would be checked), unless allow_empty
+    allow_empty: bool = False             # `--allow-empty`: a generator's run on inputs without manifests
 
 
 class KrmInput:
@@ -106,6 +109,8 @@ def process_stream(config: Source, sources: Sequence[Source], options: Options |
     results = unusable_results(rl) + \
         stream.with_config_file(stream.with_files(rl, ran.results), source.function_config, config.name) + \
         stream.empty_inputs(rl, sources)
+    if opts.named_inputs and not opts.allow_empty and not rl.items and not set_aside(rl):
+        results.append(stream.nothing_read(opts.named_inputs))
     code = exit_code(results)
     if code:
         return Output(b"", results, code)

@@ -65,6 +65,12 @@ def empty_inputs(rl: ResourceList, sources: Sequence[Source]) -> list[Result]:
             if s.is_file and not s.in_directory and s.name not in read]
 
 
+def nothing_read(names: Sequence[str]) -> Result:
+    """The error of a run whose named inputs hold no manifest at all: it would pass having checked nothing."""
+    return Result(f"{', '.join(names)}: no manifest in the inputs, so nothing was rendered or checked (a "
+                  "generator's run on no manifests: --allow-empty)")
+
+
 def with_config_file(results: list[Result], config: Obj, name: str) -> list[Result]:
     """The results about the function config name the input it came from (``config file cfg.yaml``)."""
     ref = ResourceRef.of(config)

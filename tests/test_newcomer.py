@@ -99,13 +99,18 @@ def test_a_kind_of_another_kubevirt_group_names_the_group(tmp_path: Path) -> Non
 
 
 @pytest.mark.parametrize("files", [[], ["notes.txt", "vms.json"]], ids=["empty", "no-yaml"])
-def test_a_directory_without_yaml_is_a_warning(tmp_path: Path, files: list[str]) -> None:
+def test_a_directory_without_yaml_is_an_error_unless_allowed(tmp_path: Path, files: list[str]) -> None:
+    """Issue 38, point 4: a run that checked nothing does not pass (a generator's run says --allow-empty)."""
     for name in files:
         (tmp_path / name).write_text("{}\n")
+    warning = (f"kubevirt-krm: warning: {tmp_path}: no .yaml or .yml file in this directory (hidden ones left out): "
+               "nothing read from it")
     proc = run_fn([CONFIG, str(tmp_path)])
-    assert (proc.returncode, proc.stdout) == (0, b"")
-    assert lines(proc) == [f"kubevirt-krm: warning: {tmp_path}: no .yaml or .yml file in this directory (hidden ones "
-                           "left out): nothing read from it"]
+    assert (proc.returncode, proc.stdout) == (1, b"")
+    assert lines(proc) == [warning, f"kubevirt-krm: error: {tmp_path}: no manifest in the inputs, so nothing was "
+                                    "rendered or checked (a generator's run on no manifests: --allow-empty)"]
+    proc = run_fn([CONFIG, str(tmp_path), "--allow-empty"])
+    assert (proc.returncode, proc.stdout, lines(proc)) == (0, b"", [warning])
 
 
 def test_a_file_without_a_manifest_is_a_warning(tmp_path: Path) -> None:
@@ -210,9 +215,12 @@ def test_readmes_how_to_commands_are_found() -> None:
 
 @pytest.mark.parametrize("command", _how_to_commands())
 def test_a_how_to_command_of_the_readme_renders(command: str) -> None:
-    """Run from the repository root, as the quick start's command is: exit 0, something rendered, no word."""
+    """Run from the repository root, as the quick start's command is: exit 0, something rendered, no word but
+    the count of info results (issue 38: shown with -v)."""
     proc = run_fn(command.split()[1:], cwd=REPO)
-    assert (proc.returncode, proc.stderr.decode()) == (0, "") and b"kind: " in proc.stdout
+    said = proc.stderr.decode()
+    assert proc.returncode == 0 and b"kind: " in proc.stdout
+    assert said == "" or re.fullmatch(r"kubevirt-krm: \d+ info results? \(-v shows them\)\n", said), said
 
 
 def test_the_readmes_older_release_config_renders_for_that_release(tmp_path: Path) -> None:
@@ -226,3 +234,13 @@ def test_the_readmes_older_release_config_renders_for_that_release(tmp_path: Pat
     assert b"revisionName: fedora-dev-fedora-v1beta1-7ebda14f12be7b05-1" in latest.stdout
     assert b"revisionName: fedora-dev-fedora-v1beta1-" in older.stdout
     assert b"fedora-dev-fedora-v1beta1-7ebda14f12be7b05-1" not in older.stdout
+
+
+def test_info_results_are_counted_in_one_line_and_shown_with_v() -> None:
+    """Issue 38, point 4: an info result reaches a person in the stream modes (the template VM not checked)."""
+    args = ["examples/virt-template/fn-config.yaml", "examples/virt-template/templates.yaml"]
+    quiet, verbose = run_fn(args, cwd=REPO), run_fn([*args, "-v"], cwd=REPO)
+    assert quiet.returncode == verbose.returncode == 0 and quiet.stdout == verbose.stdout
+    assert quiet.stderr.decode() == "kubevirt-krm: 1 info result (-v shows them)\n"
+    said = verbose.stderr.decode().splitlines()
+    assert len(said) == 1 and said[0].startswith("kubevirt-krm: info: ") and "was not checked" in said[0]

@@ -18,11 +18,12 @@ from pathlib import Path
 from krm_fn.cli.modes import config_file, rendered_stream
 from krm_fn.cli.output import PREFIX, die, err, print_text, report, stdout_bytes, write
 
-USAGE = "usage: kubevirt-krm check CONFIG.yaml INPUT... --output FILE"
+USAGE = "usage: kubevirt-krm check CONFIG.yaml [INPUT...] --output FILE"
 HELP = f"""{USAGE}
 
 Fail when FILE (a render committed to Git) is not what rendering INPUT... with CONFIG.yaml gives now: the same
-render as `kubevirt-krm CONFIG.yaml INPUT... --output FILE`, compared byte for byte with FILE.
+render as `kubevirt-krm CONFIG.yaml INPUT... --output FILE`, compared byte for byte with FILE (no INPUT: a
+generator's run on nothing, such as a catalog).
 
 Exit 0: FILE is up to date; 1: it is not (a unified diff on stdout, how to re-render on stderr), or the render
 has errors (printed as the render prints them); 2: usage error or unusable input."""
@@ -81,6 +82,6 @@ def _arguments(args: list[str]) -> tuple[list[str], Path]:
             operands.append(arg)
     if target is None:
         die(f"--output FILE is missing: the rendered file to check ({USAGE})", 2)
-    if len(operands) < 2:
-        die(f"a config file and at least one input are needed ({USAGE})", 2)
+    if not operands:
+        die(f"the config file is missing ({USAGE})", 2)
     return operands, target

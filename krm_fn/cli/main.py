@@ -91,14 +91,14 @@ def dispatch(args: list[str]) -> int:
         from krm_fn.cli.check import check
 
         return check(args[1:])
-    validate, output, args = stream_arguments(args)
+    validate, output, args, flags = stream_arguments(args)
     if output is not None and not args:
         die("--output is for the standalone mode: kubevirt-krm CONFIG.yaml [FILE|DIR|-]... --output FILE", 2)
     if len(args) > 1:
-        return stream_mode(Path(args[0]), args[1:], validate, b"", output)
+        return stream_mode(Path(args[0]), args[1:], validate, b"", output, flags)
     data = read_stdin()  # stdin decides the mode first (env vars leak into nested calls)
     if args and not looks_like_resource_list(data):
-        return stream_mode(Path(args[0]), [], validate, data, output)
+        return stream_mode(Path(args[0]), [], validate, data, output, flags)
     env_config = environ_text("KUSTOMIZE_PLUGIN_CONFIG_STRING")
     if not args and env_config is not None and not looks_like_resource_list(data):
         root = os.environ.get("KUSTOMIZE_PLUGIN_CONFIG_ROOT")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from krm_fn.cli.inputs import operand_sources, read_bytes
 from krm_fn.cli.output import (
@@ -26,10 +26,23 @@ if TYPE_CHECKING:
     from krm_fn.process import Output
 
 
-def stream_arguments(args: list[str]) -> tuple[bool, Path | None, list[str]]:
-    """``--validate``, ``-o FILE`` / ``--output FILE`` / ``--output=FILE`` anywhere, ``-h``/``--help`` anywhere
-    (prints the usage), ``--`` ends the options; what remains are operands (``-`` is stdin)."""
-    validate = False
+class StreamArgs(NamedTuple):
+    validate: bool
+    output: Path | None
+    operands: list[str]
+    flags: StreamFlags
+
+
+class StreamFlags(NamedTuple):
+    allow_empty: bool = False  # --allow-empty: named inputs without manifests are no error (a generator's run)
+    verbose: bool = False      # -v: each info result on stderr (else one line counts them)
+
+
+def stream_arguments(args: list[str]) -> StreamArgs:
+    """``--validate``, ``--allow-empty``, ``-v``, ``-o FILE`` / ``--output FILE`` / ``--output=FILE`` anywhere,
+    ``-h``/``--help`` anywhere (prints the usage), ``--`` ends the options; what remains are operands (``-`` is
+    stdin)."""
+    validate = allow_empty = verbose = False
     output: Path | None = None
     operands: list[str] = []
     rest = iter(args)
@@ -41,6 +54,10 @@ def stream_arguments(args: list[str]) -> tuple[bool, Path | None, list[str]]:
             raise SystemExit(0)
         elif arg == "--validate":
             validate = True
+        elif arg == "--allow-empty":
+            allow_empty = True
+        elif arg in ("-v", "--verbose"):
+            verbose = True
         elif arg in ("-o", "--output") or arg.startswith("--output="):
             value = arg.partition("=")[2] if "=" in arg else next(rest, None)
             if not value:
@@ -52,7 +69,7 @@ def stream_arguments(args: list[str]) -> tuple[bool, Path | None, list[str]]:
             die(f"unknown option {arg} (see --help)", 2)
         else:
             operands.append(arg)
-    return validate, output, operands
+    return StreamArgs(validate, output, operands, StreamFlags(allow_empty, verbose))
 
 
 def environ_text(name: str) -> str | None:
@@ -93,14 +110,14 @@ def looks_like_resource_list(data: bytes) -> bool:
 
 
 def stream_mode(config_path: Path, inputs: list[str], validate: bool, stdin: bytes,
-                 output: Path | None = None) -> int:
+                 output: Path | None = None, flags: StreamFlags = StreamFlags()) -> int:
     from krm_fn.errors import InputError
 
     try:
         config, base = config_file(config_path, str(config_path))
     except InputError as exc:
         die(exc.message)
-    return run_stream(config, base, inputs, stdin, validate, output)
+    return run_stream(config, base, inputs, stdin, validate, output, flags)
 
 
 def config_file(path: Path, name: str) -> tuple[Source, Path]:
@@ -113,7 +130,8 @@ def config_file(path: Path, name: str) -> tuple[Source, Path]:
     return config, Path(root) if root else path.resolve().parent
 
 
-def rendered_stream(config: Source, base: Path | None, inputs: list[str], stdin: bytes, validate: bool) -> Output:
+def rendered_stream(config: Source, base: Path | None, inputs: list[str], stdin: bytes, validate: bool,
+                    allow_empty: bool = False) -> Output:
     """The core run on the stream modes' inputs (files, directories, else stdin); raises InputError."""
     from krm_fn.stream import LEGACY_PLUGIN_MAX_RESOURCES, legacy_plugin_route
     from krm_fn.io.inputs import Source
@@ -124,21 +142,22 @@ def rendered_stream(config: Source, base: Path | None, inputs: list[str], stdin:
     return process_stream(config, sources, Options(base_dir=base or Path.cwd(), validate_only=validate,
                                                    workers=workers(size), fast_yaml=fast_yaml_fits(size),
                                                    handed_back_limit=LEGACY_PLUGIN_MAX_RESOURCES
-                                                   if legacy_plugin_route(os.environ, bool(inputs)) else None))
+                                                   if legacy_plugin_route(os.environ, bool(inputs)) else None,
+                                                   named_inputs=tuple(inputs), allow_empty=allow_empty))
 
 
 def run_stream(config: Source, base: Path | None, inputs: list[str], stdin: bytes, validate: bool,
-                output: Path | None = None) -> int:
+                output: Path | None = None, flags: StreamFlags = StreamFlags()) -> int:
     """The stream modes at the edge: inputs read (files, directories, stdin), the core run
     (``process.process_stream``), the output written; nothing is written unless the run succeeded."""
     from krm_fn.errors import InputError
 
     stdout = stdout_bytes() if output is None else None
     try:
-        out = rendered_stream(config, base, inputs, stdin, validate)
+        out = rendered_stream(config, base, inputs, stdin, validate, flags.allow_empty)
     except InputError as exc:
         die(exc.message)
-    code = report(out.results, warnings=True)
+    code = report(out.results, warnings=True, infos=flags.verbose)
     if out.notice is not None:
         err(PREFIX + out.notice.summary())  # a fleet on kustomize's legacy plugin route (krm_fn.stream)
     if code == 0:

@@ -68,15 +68,22 @@ def write(stream: IO[bytes], data: bytes) -> None:
             die(f"cannot write the output: {exc.strerror if isinstance(exc, OSError) else exc}")
 
 
-def report(results: list[Result], warnings: bool = False) -> int:
+def report(results: list[Result], warnings: bool = False, infos: bool = False) -> int:
     """One stderr line per mistake: each error result (not those that follow from another: the root cause
     leads, krm_fn/render/hints.py), and with ``warnings`` (the stream modes, whose results are nowhere else)
-    each warning; the exit code the results call for (warnings never change it)."""
+    each warning, and each info result with ``infos`` (``-v``), else one line that counts them; the exit code the
+    results call for (warnings never change it)."""
     from krm_fn.results import exit_code
 
     for r in results:
         if (r.severity == "error" or (warnings and r.severity == "warning")) and not r.follows:
             err(PREFIX + r.summary())
+    said = [r for r in results if r.severity == "info" and not r.follows]
+    if warnings and infos:
+        for r in said:
+            err(PREFIX + r.summary())
+    elif warnings and said:
+        err(f"{PREFIX}{len(said)} info result{'s' if len(said) > 1 else ''} (-v shows them)")
     return exit_code(results)
 
 

@@ -3,7 +3,7 @@
 USAGE = """\
 usage: kubevirt-krm                                  KRM function: ResourceList on stdin -> stdout
        kubevirt-krm [--validate]                     (kpt fn render/eval, kustomize KRM functions)
-       kubevirt-krm CONFIG.yaml [FILE|DIR|-]... [-o|--output FILE]
+       kubevirt-krm CONFIG.yaml [FILE|DIR|-]... [-o|--output FILE] [-v] [--allow-empty]
                                                      standalone / kustomize legacy exec plugin: plain YAML
                                                      stream in (files, dirs, or stdin), stream out (to stdout,
                                                      or to FILE: written to a temporary file next to it, then
@@ -92,7 +92,9 @@ Exit status:
   130  interrupted (Ctrl-C); 143 terminated (SIGTERM); a closed pipe on stdout ends the process by SIGPIPE
        (status 141 in a shell), quietly
   One line per error on stderr, "kubevirt-krm: error: ..." (a VM's unresolved reference first, with what was
-  probably meant); warnings, "kubevirt-krm: warning: ...", in the stream modes too, never change the code.
+  probably meant); warnings, "kubevirt-krm: warning: ...", in the stream modes too, never change the code;
+  info results are counted in one line there ("N info results (-v shows them)"), each shown with -v. Named
+  inputs that hold no manifest are an error (nothing would be checked); --allow-empty allows it.
 
 Environment: KUBEVIRT_KRM_WORKERS=1 renders on one process (default: two when two CPUs are available and a
 cgroup memory limit leaves room for two copies of a long input); KUBEVIRT_KRM_DEBUG=1 shows tracebacks of
