@@ -137,7 +137,11 @@ fi
 ctx=$WORK/context
 rm -rf "$ctx" && mkdir -p "$ctx"
 tar --exclude=__pycache__ --exclude='*.pyc' -cf - Containerfile pyproject.toml README.md krm_fn catalog | tar -xf - -C "$ctx"
-build=("$ENGINE" build -t "$IMAGE" -f "$ctx/Containerfile")
+# the image carries the package's version (a label and a second tag) and the commit (a label)
+version=$(sed -n 's/^__version__ = "\(.*\)"$/\1/p' krm_fn/__init__.py)
+revision=$(git rev-parse HEAD 2>/dev/null || echo unknown)
+build=("$ENGINE" build -t "$IMAGE" -t "kubevirt-krm:$version" -f "$ctx/Containerfile"
+       --build-arg "VERSION=$version" --build-arg "REVISION=$revision")
 [ "$ENGINE" = podman ] && build+=(--pull=never --layers=false)   # no intermediate images left behind
 [ -n "$BASE" ] && build+=(--build-arg "BASE=$BASE")
 old_id=$("$ENGINE" image inspect --format '{{.Id}}' "$IMAGE" 2>/dev/null || true)

@@ -246,3 +246,14 @@ def test_a_configmap_catalog_typo_is_reported_at_its_key(tmp_path: Path) -> None
     where = f"kubevirt-krm: error: ConfigMap settings (config file {config}): "
     assert lines[0].startswith(where + "data.catalog.builtin: unknown builtin catalog 'typo'")
     assert lines[1].startswith(where + "data.mode: must be one of")
+
+
+def test_the_changelog_leads_with_this_version() -> None:
+    """Issue 38, point 3: the release a user installs is the first one the CHANGELOG tells."""
+    import re
+
+    from krm_fn import __version__
+    from tests.builders import REPO
+
+    first = re.search(r"(?m)^## (\S+)", (REPO / "CHANGELOG.md").read_text(encoding="utf-8"))
+    assert first is not None and first.group(1) == __version__

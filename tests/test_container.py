@@ -12,7 +12,9 @@ than the sources). With ``KUBEVIRT_KRM_CONTAINER_TESTS=1`` (set by ``.ci/contain
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import shlex
 import shutil
 import subprocess
@@ -112,6 +114,24 @@ def test_help(engine: str) -> None:
     proc = crun(engine, ["--help"])
     assert proc.returncode == 0, proc.stderr.decode()
     assert proc.stdout.startswith(b"usage: kubevirt-krm"), proc.stdout[:200]
+
+
+def test_the_image_carries_the_version(engine: str) -> None:
+    """Issue 38, point 3: the OCI version label, a tag of the version, and --version in the image agree with the
+    package's version."""
+    from krm_fn import __version__
+
+    labels = subprocess.run([engine, "image", "inspect", "--format", "{{json .Config.Labels}}", IMAGE],
+                            capture_output=True, text=True, check=True).stdout
+    found = json.loads(labels)
+    assert found["org.opencontainers.image.version"] == __version__
+    assert re.fullmatch(r"[0-9a-f]{40}|unknown", found["org.opencontainers.image.revision"])
+    tagged = subprocess.run([engine, "image", "inspect", "--format", "{{.Id}}", f"kubevirt-krm:{__version__}"],
+                            capture_output=True, text=True)
+    image = subprocess.run([engine, "image", "inspect", "--format", "{{.Id}}", IMAGE], capture_output=True, text=True)
+    assert tagged.returncode == 0 and tagged.stdout == image.stdout
+    proc = crun(engine, ["--version"])
+    assert proc.stdout.decode() == f"kubevirt-krm {__version__}\n"
 
 
 def test_passthrough_is_byte_identical_hardened(engine: str) -> None:
