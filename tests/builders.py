@@ -17,6 +17,7 @@ from types import ModuleType
 from typing import Any, Final
 
 import pytest
+import yaml
 
 from krm_fn.kube.paths import Obj
 from krm_fn.io.inputs import Source
@@ -232,3 +233,17 @@ def pod_container(name: str, requests: Obj | None = None, limits: Obj | None = N
 def pod_of(containers: list[Obj], init: list[Obj] | None = None, overhead: Obj | None = None, **extra: Any) -> Obj:
     """A pod of ``containers`` and init containers ``init``."""
     return {"containers": containers, "initContainers": init or [], "overhead": overhead, **extra}
+
+
+# --- a GitOps repository's source VM (tests/test_check.py, tests/test_ci_recipes.py) --------------------------
+
+REVISIONS_RENDERER: Final[Obj] = {"apiVersion": "kubevirt-krm.dev/v1alpha1", "kind": "VirtualMachineRenderer",
+                                  "metadata": {"name": "r"}, "spec": {"mode": "revisions", "kubevirtVersion": "v1.9"}}
+
+
+def web_vm_text(instancetype: str) -> str:
+    """The source file of VM ``apps/web`` (runs, the fedora preference) with ``instancetype``."""
+    return yaml.safe_dump({
+        "apiVersion": "kubevirt.io/v1", "kind": "VirtualMachine", "metadata": {"name": "web", "namespace": "apps"},
+        "spec": {"runStrategy": "Always", "instancetype": {"name": instancetype}, "preference": {"name": "fedora"},
+                 "template": {"spec": {"domain": {"devices": {}}}}}}, sort_keys=False)

@@ -178,3 +178,12 @@ def test_a_vm_kubevirt_refuses_has_no_pod_and_says_why() -> None:
     assert entries["a"]["pod"] is None and entries["a"]["starts"] is False
     assert "is set with an unrecognized bus sataa" in entries["a"]["refused"]
     assert entries["b"]["starts"] is True and "refused" not in entries["b"]
+
+
+@pytest.mark.parametrize("args", [["--output", "yaml"], ["-o", "json", "--output", "text"], ["--bogus"], []],
+                         ids=["unknown-output", "output-twice", "unknown-option", "no-operands"])
+def test_a_usage_error_is_one_line_and_exit_2(args: list[str]) -> None:
+    operands = ["examples/capacity/fn-config.yaml", "examples/capacity/"] if args else []
+    proc = run_fn(["resources", *args, *operands], cwd=REPO)
+    assert proc.returncode == 2 and proc.stdout == b""
+    assert proc.stderr.decode().count("\n") == 1 and proc.stderr.startswith(b"kubevirt-krm: error: ")

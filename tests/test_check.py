@@ -8,23 +8,13 @@ from pathlib import Path
 
 import yaml
 
-from tests.builders import run_fn
-
-RENDERER = {"apiVersion": "kubevirt-krm.dev/v1alpha1", "kind": "VirtualMachineRenderer", "metadata": {"name": "r"},
-            "spec": {"mode": "revisions", "kubevirtVersion": "v1.9"}}
-
-
-def _vm(instancetype: str) -> str:
-    return yaml.safe_dump({
-        "apiVersion": "kubevirt.io/v1", "kind": "VirtualMachine", "metadata": {"name": "web", "namespace": "apps"},
-        "spec": {"runStrategy": "Always", "instancetype": {"name": instancetype}, "preference": {"name": "fedora"},
-                 "template": {"spec": {"domain": {"devices": {}}}}}}, sort_keys=False)
+from tests.builders import REVISIONS_RENDERER, run_fn, web_vm_text
 
 
 def _repo(tmp_path: Path, instancetype: str = "u1.medium") -> tuple[Path, Path, Path]:
     (tmp_path / "src").mkdir(exist_ok=True)
-    (tmp_path / "render.yaml").write_text(yaml.safe_dump(RENDERER), encoding="utf-8")
-    (tmp_path / "src" / "web.yaml").write_text(_vm(instancetype), encoding="utf-8")
+    (tmp_path / "render.yaml").write_text(yaml.safe_dump(REVISIONS_RENDERER), encoding="utf-8")
+    (tmp_path / "src" / "web.yaml").write_text(web_vm_text(instancetype), encoding="utf-8")
     return tmp_path / "render.yaml", tmp_path / "src", tmp_path / "rendered.yaml"
 
 

@@ -15,21 +15,12 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.builders import REPO, run_fn
+from tests.builders import REPO, REVISIONS_RENDERER, run_fn, web_vm_text
 from tests.integration_support import require_tool
 
 pytestmark = pytest.mark.integration
 
 ARGS = ["render.yaml", "vms/", "--output", "rendered/vms.yaml"]
-RENDERER = {"apiVersion": "kubevirt-krm.dev/v1alpha1", "kind": "VirtualMachineRenderer", "metadata": {"name": "r"},
-            "spec": {"mode": "revisions", "kubevirtVersion": "v1.9"}}
-
-
-def _vm(instancetype: str) -> str:
-    return yaml.safe_dump({
-        "apiVersion": "kubevirt.io/v1", "kind": "VirtualMachine", "metadata": {"name": "web", "namespace": "apps"},
-        "spec": {"runStrategy": "Always", "instancetype": {"name": instancetype}, "preference": {"name": "fedora"},
-                 "template": {"spec": {"domain": {"devices": {}}}}}}, sort_keys=False)
 
 
 @pytest.fixture()
@@ -53,8 +44,8 @@ def _repository(root: Path) -> Path:
     """A GitOps repository: a renderer config, a source VM, and its render committed."""
     (root / "vms").mkdir(parents=True)
     (root / "rendered").mkdir()
-    (root / "render.yaml").write_text(yaml.safe_dump(RENDERER), encoding="utf-8")
-    (root / "vms" / "web.yaml").write_text(_vm("u1.medium"), encoding="utf-8")
+    (root / "render.yaml").write_text(yaml.safe_dump(REVISIONS_RENDERER), encoding="utf-8")
+    (root / "vms" / "web.yaml").write_text(web_vm_text("u1.medium"), encoding="utf-8")
     assert run_fn(ARGS, cwd=root).returncode == 0
     return root
 
@@ -76,7 +67,7 @@ def test_the_pre_commit_hook_gates_the_render(tmp_path: Path, wheelhouse: Path) 
     run = [tool, "run", "--all-files", "--color", "never"]
     first = subprocess.run(run, cwd=root, env=env, capture_output=True, text=True, timeout=600)
     assert first.returncode == 0, first.stdout + first.stderr
-    (root / "vms" / "web.yaml").write_text(_vm("u1.large"), encoding="utf-8")  # edited, not re-rendered
+    (root / "vms" / "web.yaml").write_text(web_vm_text("u1.large"), encoding="utf-8")  # edited, not re-rendered
     failed = subprocess.run(run, cwd=root, env=env, capture_output=True, text=True, timeout=600)
     assert failed.returncode == 1 and "rendered/vms.yaml is not what the render gives" in failed.stdout, failed.stdout
 
@@ -95,7 +86,7 @@ def test_the_github_action_gates_the_render(tmp_path: Path, wheelhouse: Path) ->
     assert step["env"]["KUBEVIRT_KRM_ARGS"] == "${{ inputs.args }}"
     passed = _script(step["run"], root, env)
     assert passed.returncode == 0, passed.stdout + passed.stderr
-    (root / "vms" / "web.yaml").write_text(_vm("u1.large"), encoding="utf-8")
+    (root / "vms" / "web.yaml").write_text(web_vm_text("u1.large"), encoding="utf-8")
     failed = _script(step["run"], root, env)
     assert failed.returncode == 1 and "+    name: u1.large" in failed.stdout, failed.stderr
 
@@ -108,6 +99,6 @@ def test_the_gitlab_job_gates_the_render(tmp_path: Path, wheelhouse: Path) -> No
     lines = "\n".join(job["script"])
     passed = _script(lines, root, env)
     assert passed.returncode == 0, passed.stdout + passed.stderr
-    (root / "vms" / "web.yaml").write_text(_vm("u1.large"), encoding="utf-8")
+    (root / "vms" / "web.yaml").write_text(web_vm_text("u1.large"), encoding="utf-8")
     failed = _script(lines, root, env)
     assert failed.returncode == 1 and "is not what the render gives" in failed.stderr, failed.stderr

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
+from krm_fn.cli.arguments import split
 from krm_fn.errors import FnError
 from krm_fn.io.inputs import Source
 from krm_fn.kube.paths import Obj, as_map
@@ -39,23 +40,13 @@ class Request(NamedTuple):
 
 def request(args: list[str]) -> Request:
     """The command line read (``--output VALUE`` or ``--output=VALUE``; ``--`` ends the options); raises FnError."""
-    output, complete = "text", False
-    operands: list[str] = []
-    rest = iter(args)
-    for arg in rest:
-        name, eq, value = arg.partition("=")
-        if arg == "--":
-            operands += rest
-        elif name in ("--output", "-o"):
-            output = value if eq else next(rest, "")
-            if output not in ("text", "json"):
-                raise FnError(f"--output {output!r}: use text or json")
-        elif arg == "--complete-objects":
-            complete = True
-        elif arg.startswith("-") and arg != "-":
-            raise FnError(f"unknown option {arg} ({USAGE})")
-        else:
-            operands.append(arg)
+    values, flags, operands = split(args, ("--output", "-o"), ("--complete-objects",), USAGE)
+    if len(values) > 1:
+        raise FnError(f"--output is given twice ({USAGE})")
+    output = next(iter(values.values()), "text")
+    if output not in ("text", "json"):
+        raise FnError(f"--output {output!r}: use text or json")
+    complete = "--complete-objects" in flags
     if len(operands) < 2:
         raise FnError(f"a config file and at least one input are needed ({USAGE})")
     return Request(output, complete, operands[0], tuple(operands[1:]))

@@ -15,6 +15,7 @@ import difflib
 import shlex
 from pathlib import Path
 
+from krm_fn.cli.arguments import split
 from krm_fn.cli.modes import config_file, rendered_stream
 from krm_fn.cli.output import PREFIX, die, err, print_text, report, stdout_bytes, write
 
@@ -64,24 +65,15 @@ def check(args: list[str]) -> int:
 
 def _arguments(args: list[str]) -> tuple[list[str], Path]:
     """The operands (the config first) and ``--output FILE``; usage errors exit 2."""
-    operands: list[str] = []
-    target: Path | None = None
-    rest = iter(args)
-    for arg in rest:
-        name, eq, value = arg.partition("=")
-        if arg == "--":
-            operands += rest
-        elif name in ("-o", "--output"):
-            given = value if eq else next(rest, "")
-            if not given or target is not None:
-                die(f"{name} needs one file name ({USAGE})", 2)
-            target = Path(given)
-        elif arg.startswith("-") and arg != "-":
-            die(f"unknown option {arg} ({USAGE})", 2)
-        else:
-            operands.append(arg)
-    if target is None:
-        die(f"--output FILE is missing: the rendered file to check ({USAGE})", 2)
+    from krm_fn.errors import FnError
+
+    try:
+        values, _, operands = split(args, ("-o", "--output"), (), USAGE)
+    except FnError as exc:
+        die(exc.message, 2)
+    if len(values) != 1:
+        die(f"--output FILE is missing or given twice: the rendered file to check ({USAGE})", 2)
+    target = Path(next(iter(values.values())))
     if not operands:
         die(f"the config file is missing ({USAGE})", 2)
     return operands, target
