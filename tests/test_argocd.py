@@ -16,6 +16,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+import lupa  # type: ignore[import-untyped]
 import pytest
 import yaml
 
@@ -216,3 +217,81 @@ def test_sidecar_recipe() -> None:
     assert "COPY examples/argocd/plugin.yaml /home/argocd/cmp-server/config/plugin.yaml" in containerfile
     assert "USER 999:999" in containerfile
     assert "kubevirt-krm install-plugin" in containerfile
+
+
+# --- the health checks (issue 38, point 6): a stopped VM is Healthy, so a multi-wave sync finishes -----------------
+HEALTH = yaml.safe_load((EXAMPLE / "argocd-cm-health.yaml").read_text(encoding="utf-8"))["data"]
+
+
+def _health(kind_key: str, obj: dict[str, Any]) -> tuple[str, str]:
+    """The check run as Argo CD runs it: Lua with the object as the global ``obj``, a table back."""
+    lua = lupa.LuaRuntime(unpack_returned_tuples=True)
+    lua.globals().obj = lua.table_from(obj, recursive=True)
+    answer = lua.execute(HEALTH[f"resource.customizations.health.{kind_key}"])
+    return str(answer["status"]), str(answer["message"])
+
+
+def _vm_status(printable: str | None, *, ready: str | None = None, observed: int = 1) -> dict[str, Any]:
+    obj: dict[str, Any] = {"apiVersion": "kubevirt.io/v1", "kind": "VirtualMachine",
+                           "metadata": {"name": "vm", "generation": 1}, "spec": {}}
+    if printable is not None:
+        obj["status"] = {"printableStatus": printable, "observedGeneration": observed}
+        if ready is not None:
+            obj["status"]["conditions"] = [{"type": "Ready", "status": ready, "message": "booting"}]
+    return obj
+
+
+@pytest.mark.parametrize(("obj", "expected"), [
+    pytest.param(_vm_status("Stopped"), "Healthy", id="stopped-is-healthy"),
+    pytest.param(_vm_status("Running", ready="True"), "Healthy", id="running-ready"),
+    pytest.param(_vm_status("Running", ready="False"), "Progressing", id="running-not-ready"),
+    pytest.param(_vm_status("Paused"), "Suspended", id="paused"),
+    pytest.param(_vm_status("Starting"), "Progressing", id="starting"),
+    pytest.param(_vm_status("ErrorUnschedulable"), "Degraded", id="unschedulable"),
+    pytest.param(_vm_status("CrashLoopBackOff"), "Degraded", id="crash-loop"),
+    pytest.param(_vm_status(None), "Progressing", id="no-status-yet"),
+    pytest.param({**_vm_status("Stopped", observed=1), "metadata": {"name": "vm", "generation": 2}}, "Progressing",
+                 id="spec-not-seen-yet"),
+])
+def test_the_vm_health_check(obj: dict[str, Any], expected: str) -> None:
+    assert _health("kubevirt.io_VirtualMachine", obj)[0] == expected
+
+
+@pytest.mark.parametrize(("spec", "ready", "expected"), [
+    pytest.param({"replicas": 3}, 3, "Healthy", id="all-ready"),
+    pytest.param({"replicas": 3}, 2, "Progressing", id="one-short"),
+    pytest.param({}, 1, "Healthy", id="one-by-default"),
+    pytest.param({"replicas": 2, "virtualMachineTemplate": {"spec": {"runStrategy": "Halted"}}}, 0, "Healthy",
+                 id="stopped-by-its-template"),
+    pytest.param({"replicas": 2, "paused": True}, 0, "Suspended", id="paused"),
+])
+def test_the_pool_health_check(spec: dict[str, Any], ready: int, expected: str) -> None:
+    pool = {"apiVersion": "pool.kubevirt.io/v1beta1", "kind": "VirtualMachinePool", "metadata": {"name": "p"},
+            "spec": spec, "status": {"readyReplicas": ready}}
+    assert _health("pool.kubevirt.io_VirtualMachinePool", pool)[0] == expected
+
+
+def _vm(name: str, strategy: str) -> dict[str, Any]:
+    return {"apiVersion": "kubevirt.io/v1", "kind": "VirtualMachine", "metadata": {"name": name, "namespace": "ns"},
+            "spec": {"runStrategy": strategy, "instancetype": {"name": "u1.small"},
+                     "template": {"spec": {"domain": {"devices": {}}}}}}
+
+
+@pytest.mark.parametrize(("wave", "strategies", "warned"), [
+    pytest.param(-1, ["Always", "Halted", "Halted"], "b", id="wave-and-stopped-vms"),
+    pytest.param(-1, ["Always", "RerunOnFailure"], None, id="wave-every-vm-runs"),
+    pytest.param(None, ["Halted"], None, id="no-wave"),
+])
+def test_sync_waves_meeting_a_stopped_vm_are_a_warning(wave: int | None, strategies: list[str],
+                                                       warned: str | None) -> None:
+    from krm_fn.render.spec import RendererSpec, RevisionsSpec
+    from tests.render_support import render
+
+    vms = [_vm(name, strategy) for name, strategy in zip("abc", strategies)]
+    _, results = render(vms, RendererSpec(mode="revisions", revisions=RevisionsSpec(sync_wave=wave)))
+    said = [r for r in results if ("stage", "argocd") in r.tags]
+    if warned is None:
+        assert said == []
+        return
+    assert len(said) == 1 and said[0].severity == "warning" and said[0].resource_ref is not None
+    assert said[0].resource_ref.name == warned and "and 1 more does not run" in said[0].message

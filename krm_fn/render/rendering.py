@@ -15,6 +15,7 @@ from krm_fn.render.admission import results as admission_results
 from krm_fn.render.items import ItemRenderer
 from krm_fn.render.kinds import unknown_kind_results
 from krm_fn.render.rendered import Rendered
+from krm_fn.render.revisions import stopped_vm_warnings
 from krm_fn.render.scope import clear_cluster_namespaces
 from krm_fn.render.spec import RendererSpec
 from krm_fn.results import Result, not_yet_said
@@ -116,6 +117,8 @@ class Rendering:
                     pinning.commit(cr, vm_path)
             out = [done.item for done in rendered]
             out += pinning.generated
+            if self.spec.mode == "revisions":
+                results += stopped_vm_warnings(self.items, self.spec.revisions.sync_wave)
             if self.spec.capacity.report:
                 from krm_fn.capacity.report import results as capacity_results
 

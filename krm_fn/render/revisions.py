@@ -14,12 +14,15 @@ import json
 from dataclasses import dataclass
 from typing import Any, Final
 
+from krm_fn.capacity.pods import runs
+from krm_fn.index import is_vm
 from krm_fn.kube.api import ANN_SYNC_WAVE, CONTROLLER_REVISION_API_VERSION, INSTANCETYPE_VERSION, \
     KIND_CONTROLLER_REVISION
 from krm_fn.kube.meta import annotations_of
 from krm_fn.kube.paths import Obj
 from krm_fn.kubevirt.revision import revision_data, revision_labels
 from krm_fn.kubevirt.schema.tree import DEFAULT_TAG
+from krm_fn.results import Result
 
 MAX_NAME_LENGTH: Final = 253  # a DNS subdomain
 DIGEST_LENGTH: Final = 16
@@ -96,3 +99,20 @@ def with_sync_wave(cr: Obj, wave: int) -> Obj:
     if annotations.get(ANN_SYNC_WAVE) == str(wave):
         return cr
     return {**cr, "metadata": {**metadata, "annotations": {**annotations, ANN_SYNC_WAVE: str(wave)}}}
+
+
+def stopped_vm_warnings(items: list[Any], sync_wave: int | None) -> list[Result]:
+    """A warning on the first VM that does not run when revisions carry an Argo CD sync wave: Argo CD's bundled
+    health check calls a stopped VM Suspended before argo-cd#29664, and a sync of more than one wave then never
+    finishes (argo-cd#29663)."""
+    if sync_wave is None:
+        return []
+    stopped = [item for item in items if is_vm(item) and not runs(item)]
+    if not stopped:
+        return []
+    others = f" and {len(stopped) - 1} more" if len(stopped) > 1 else ""
+    return [Result.for_object(
+        f"revisions.syncWave makes Argo CD sync in waves, and this VM{others} does not run: Argo CD's bundled "
+        "health check calls a stopped VM Suspended before argo-cd#29664, and the sync never finishes "
+        "(argo-cd#29663); on such a release, merge the health check of examples/argocd/argocd-cm-health.yaml "
+        "into argocd-cm", stopped[0], "warning", field_path="spec.runStrategy", tags=(("stage", "argocd"),))]
