@@ -48,8 +48,8 @@ class Options(NamedTuple):
     fast_yaml: bool = True                # the yaml-rs lane (off under an address-space cap: see cli/resources.py)
     handed_back_limit: int | None = None  # kustomize's legacy exec plugin route: warn above this many resources
     named_inputs: tuple[str, ...] = ()    # the stream modes' inputs named on the command line: no manifest in
-                                          # them is an error (nothing would be checked), unless allow_empty
-    allow_empty: bool = False             # `--allow-empty`: a generator's run on inputs without manifests
+                                          # them and nothing generated is an error, unless allow_empty
+    allow_empty: bool = False             # `--allow-empty`: a run that may read and write nothing
 
 
 class KrmInput:
@@ -109,14 +109,16 @@ def process_stream(config: Source, sources: Sequence[Source], options: Options |
     results = unusable_results(rl) + \
         stream.with_config_file(stream.with_files(rl, ran.results), source.function_config, config.name) + \
         stream.empty_inputs(rl, sources)
-    if opts.named_inputs and not opts.allow_empty and not rl.items and not set_aside(rl):
-        results.append(stream.nothing_read(opts.named_inputs))
     code = exit_code(results)
     if code:
         return Output(b"", results, code)
     # items rendered by two processes are written already (Prewritten; "" when not printed)
     out: list[OutItem] = [i if isinstance(i, Prewritten) else stream.unannotated(i) for i in items
                           if (i.text if isinstance(i, Prewritten) else stream.printed(i, config_id))]
+    if opts.named_inputs and not opts.allow_empty and not out and not rl.items and not set_aside(rl):
+        # named inputs without a manifest, and nothing generated: a CI job would pass having checked nothing
+        results.append(stream.nothing_read(opts.named_inputs))
+        return Output(b"", results, 1)
     notice = None
     if opts.handed_back_limit is not None:
         from krm_fn.stream import legacy_plugin_warning

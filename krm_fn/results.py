@@ -151,12 +151,13 @@ def exit_code(results: list[Result]) -> int:
 # --- the core's results: on the config, on a catalog, on items set aside -------------------------------
 
 def config_result(fn_config: Obj | None, path: str, message: str) -> Result:
-    """An error result on the functionConfig at field ``path`` (``functionConfig:`` leads when it has no kind)."""
+    """An error result on the functionConfig at field ``path`` (``functionConfig:`` leads when it has no kind).
+    The message does not repeat the field, which kpt prints beside it (and :meth:`Result.summary` before it)."""
     ref = ResourceRef.of(fn_config) if isinstance(fn_config, dict) and fn_config.get("kind") else None
     file = FileRef.of(fn_config) if isinstance(fn_config, dict) else None
-    text = f"{path}: {message}" if path else message
+    text = message
     if ref is None:
-        text = f"functionConfig: {text}"
+        text = f"functionConfig: {path}: {message}" if path else f"functionConfig: {message}"
     return Result(text, "error", ref, path or None, file=file)
 
 

@@ -67,8 +67,8 @@ def empty_inputs(rl: ResourceList, sources: Sequence[Source]) -> list[Result]:
 
 def nothing_read(names: Sequence[str]) -> Result:
     """The error of a run whose named inputs hold no manifest at all: it would pass having checked nothing."""
-    return Result(f"{', '.join(names)}: no manifest in the inputs, so nothing was rendered or checked (a "
-                  "generator's run on no manifests: --allow-empty)")
+    return Result(f"{', '.join(names)}: no manifest in the inputs, so nothing was rendered or checked "
+                  "(--allow-empty allows it)")
 
 
 def with_config_file(results: list[Result], config: Obj, name: str) -> list[Result]:

@@ -243,7 +243,7 @@ def test_a_configmap_catalog_typo_is_reported_at_its_key(tmp_path: Path) -> None
     assert (proc.returncode, proc.stdout) == (1, b"")
     assert len(lines) == 2 and "Traceback" not in proc.stderr.decode(), lines
     # each names the config file (issue 26, point 3)
-    where = f"kubevirt-krm: error: ConfigMap settings (config file {config}): "
+    where = f"kubevirt-krm: error: ConfigMap settings (config file {config}) "
     assert lines[0].startswith(where + "data.catalog.builtin: unknown builtin catalog 'typo'")
     assert lines[1].startswith(where + "data.mode: must be one of")
 

@@ -142,6 +142,20 @@ def test_eval_bad_vm_fails_and_leaves_the_package_unchanged(tmp_path: Path) -> N
     assert result["field"]["path"] == "spec.instancetype"
 
 
+def test_a_config_typo_names_its_field_once(tmp_path: Path) -> None:
+    """Issue 38, point 5: kpt prints a result's field beside its message, so the message does not repeat it."""
+    kpt = require_tool("kpt", "needed for the kpt integration tests")
+    env = tool_env(tmp_path)
+    pkg = copy_package(EXAMPLES / "kpt-catalog", tmp_path / "kpt-catalog")
+    git_init_commit(pkg, env)
+    proc = run([kpt, "fn", "eval", "kpt-catalog", "--exec", "kubevirt-krm", "--", "mdoe=expand"], tmp_path, env)
+    output = proc.stdout + proc.stderr
+    assert proc.returncode == 1, output
+    assert "[error] v1/ConfigMap/function-input data.mdoe: unknown field (known: " in output, output
+    assert output.count("data.mdoe") == 2, output  # the result's line and our stderr line, each once
+    assert git_status(pkg, env) == ""
+
+
 # --- kpt fn render: the pipeline -------------------------------------------------------------------------------
 
 @pytest.fixture

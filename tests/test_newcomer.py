@@ -108,7 +108,7 @@ def test_a_directory_without_yaml_is_an_error_unless_allowed(tmp_path: Path, fil
     proc = run_fn([CONFIG, str(tmp_path)])
     assert (proc.returncode, proc.stdout) == (1, b"")
     assert lines(proc) == [warning, f"kubevirt-krm: error: {tmp_path}: no manifest in the inputs, so nothing was "
-                                    "rendered or checked (a generator's run on no manifests: --allow-empty)"]
+                                    "rendered or checked (--allow-empty allows it)"]
     proc = run_fn([CONFIG, str(tmp_path), "--allow-empty"])
     assert (proc.returncode, proc.stdout, lines(proc)) == (0, b"", [warning])
 
@@ -126,7 +126,7 @@ def test_a_config_error_names_the_config_file(tmp_path: Path) -> None:
     config = tmp_path / "render.yaml"
     config.write_text((QUICKSTART / "fn-config.yaml").read_text().replace("  mode: revisions", "  mdoe: revisions"))
     out = lines(run_fn([str(config), str(QUICKSTART / "vms.yaml")]))
-    assert out == [f"kubevirt-krm: error: VirtualMachineRenderer quickstart (config file {config}): spec.mdoe: "
+    assert out == [f"kubevirt-krm: error: VirtualMachineRenderer quickstart (config file {config}) spec.mdoe: "
                    "unknown field (known: capacity, catalog, cluster, kubevirtVersion, migrate, mode, revisions, stored, templateParameters, validateOutput)"]
 
 

@@ -34,7 +34,7 @@ class StreamArgs(NamedTuple):
 
 
 class StreamFlags(NamedTuple):
-    allow_empty: bool = False  # --allow-empty: named inputs without manifests are no error (a generator's run)
+    allow_empty: bool = False  # --allow-empty: named inputs without manifests, nothing generated: no error
     verbose: bool = False      # -v: each info result on stderr (else one line counts them)
 
 

@@ -94,7 +94,8 @@ Exit status:
   One line per error on stderr, "kubevirt-krm: error: ..." (a VM's unresolved reference first, with what was
   probably meant); warnings, "kubevirt-krm: warning: ...", in the stream modes too, never change the code;
   info results are counted in one line there ("N info results (-v shows them)"), each shown with -v. Named
-  inputs that hold no manifest are an error (nothing would be checked); --allow-empty allows it.
+  inputs that hold no manifest, when nothing is generated either, are an error (nothing would be checked);
+  --allow-empty allows it.
 
 Environment: KUBEVIRT_KRM_WORKERS=1 renders on one process (default: two when two CPUs are available and a
 cgroup memory limit leaves room for two copies of a long input); KUBEVIRT_KRM_DEBUG=1 shows tracebacks of

@@ -186,7 +186,7 @@ def test_wrong_types_in_the_renderer_config(spec: str, problems: list[str]) -> N
     lines = err.strip().splitlines()
     assert len(lines) == len(problems)
     for line, problem in zip(lines, problems):
-        assert line.startswith("kubevirt-krm: error: VirtualMachineRenderer r: " + problem), lines
+        assert line.startswith("kubevirt-krm: error: VirtualMachineRenderer r " + problem), lines
     results = parse(proc.stdout)["results"]
     assert all(r["resourceRef"]["kind"] == "VirtualMachineRenderer" and r["field"]["path"] for r in results)
 

@@ -260,7 +260,7 @@ def test_template_parameters_must_be_name_value() -> None:
     out = run({"t.yaml": vm_template("u1.small")}, extra="  templateParameters: [A=1, nope]\n")
     assert out.exit_code == 1 and out.data == b""
     assert [(r.field_path, r.message) for r in out.results] == \
-        [("spec.templateParameters[1]", "spec.templateParameters[1]: must be name=value, got 'nope'")]
+        [("spec.templateParameters[1]", "must be name=value, got 'nope'")]
 
 
 @pytest.mark.parametrize("kind", ["VirtualMachineInstanceReplicaSet", "VirtualMachineInstancePreset"])
