@@ -57,11 +57,13 @@ functionConfig (apiVersion: kubevirt-krm.dev/v1alpha1):
     spec.mode: revisions (default) | expand | validate | migrate
     spec.catalog: {builtin: NAME | none, path: FILE, version}  where types missing from the input are looked up
                   {scope: Cluster | Namespaced | Both}  the kinds it serves (default Cluster, as a cluster has)
-    spec.kubevirtVersion: v1.9 | v1.10   the KubeVirt release the output is for (default v1.9)
+    spec.kubevirtVersion: v1.5 to v1.10   the KubeVirt release the output is for (default v1.9)
     spec.revisions: {scope: per-vm | shared, repin: true|false, syncWave: N}
     spec.migrate: true              rewrite legacy flavor/v1alpha objects to v1beta1 first
     spec.validateOutput: true       validate every emitted object against the KubeVirt schema
     spec.templateParameters: [NAME=value]   values for VirtualMachineTemplate / OpenShift Template parameters
+    spec.stored: true               write what KubeVirt's VM mutating webhook stores on create
+    spec.capacity: {report: true, completeObjects: true}   launcher pods per namespace against its quotas
                                     (over the templates' own; the VMs they make are checked)
     spec.stored: true               write what KubeVirt's VM mutating webhook stores on create (architecture,
                                     machine type, firmware uuid/serial from namespace/name, PCI topology)
