@@ -153,6 +153,19 @@ def test_example_bad_vm_fails_the_build(plugin_home: Path, tmp_path: Path, bad: 
     assert "Traceback" not in proc.stderr
 
 
+def test_a_config_error_names_the_users_file_not_kustomizes_copy(plugin_home: Path, tmp_path: Path) -> None:
+    """Issue 38, point 5: kustomize hands a legacy plugin its config in /tmp/kust-plugin-config-NNN; our line names
+    the kustomization's entry that holds it."""
+    app = tmp_path / "app"
+    shutil.copytree(EXAMPLE, app)
+    config = app / "prerender.yaml"
+    config.write_text(config.read_text().replace("\n  mode: expand\n", "\n  mdoe: expand\n"))
+    proc = kustomize(app, plugin_home)
+    assert proc.returncode != 0 and proc.stdout == ""
+    assert f"kubevirt-krm: error: VirtualMachineRenderer expand (config file {app / 'prerender.yaml'}) spec.mdoe: " \
+           "unknown field" in proc.stderr, proc.stderr
+
+
 def test_a_bad_vm_names_its_file_with_origin_annotations(plugin_home: Path, tmp_path: Path) -> None:
     """kubectl kustomize hands a legacy plugin no path annotation; with ``buildMetadata: [originAnnotations]``
     the origin annotation names the file, and so does our line (issue 26, point 3)."""

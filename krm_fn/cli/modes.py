@@ -125,9 +125,48 @@ def config_file(path: Path, name: str) -> tuple[Source, Path]:
     (``$KUSTOMIZE_PLUGIN_CONFIG_ROOT``, else the file's own); raises InputError when it cannot be read."""
     from krm_fn.io.inputs import Source
 
-    config = Source(f"config file {name}", read_bytes(path, f"config file {name}"))
+    data = read_bytes(path, f"config file {name}")
     root = os.environ.get("KUSTOMIZE_PLUGIN_CONFIG_ROOT")
-    return config, Path(root) if root else path.resolve().parent
+    if root and path.name.startswith(KUSTOMIZE_COPY):
+        name = users_config_file(data, Path(root)) or name
+    return Source(f"config file {name}", data), Path(root) if root else path.resolve().parent
+
+
+KUSTOMIZE_COPY = "kust-plugin-config-"  # the temporary file kustomize hands a legacy exec plugin its config in
+
+
+def users_config_file(data: bytes, root: Path) -> str | None:
+    """The file that holds the config kustomize copied to a temporary file (issue 38, point 5): the entry of the
+    kustomization in ``root`` (its generators, transformers or validators) with an object of the same apiVersion,
+    kind and name; None when no entry, or more than one, does."""
+    import yaml
+
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+    def identity(doc: object) -> tuple[object, ...] | None:
+        if not isinstance(doc, dict) or not isinstance(doc.get("metadata"), dict):
+            return None
+        return doc.get("apiVersion"), doc.get("kind"), doc["metadata"].get("name")
+
+    def documents(path: Path) -> list[object]:
+        try:
+            return list(yaml.load_all(path.read_bytes(), Loader=loader))
+        except (OSError, yaml.YAMLError):
+            return []
+
+    try:
+        wanted = identity(yaml.load(data, Loader=loader))
+    except yaml.YAMLError:
+        return None
+    kustomization = next((d for name in ("kustomization.yaml", "kustomization.yml", "Kustomization")
+                          for d in documents(root / name) if isinstance(d, dict)), None)
+    if wanted is None or kustomization is None:
+        return None
+    entries = [e for field in ("generators", "transformers", "validators")
+               for e in kustomization.get(field) or [] if isinstance(e, str)]
+    found = [root / e for e in entries if any(identity(d) == wanted for d in documents(root / e))]
+    # the whole path: kustomize runs the plugin in the kustomization's directory, not where the user is
+    return str(found[0]) if len(found) == 1 else None
 
 
 def rendered_stream(config: Source, base: Path | None, inputs: list[str], stdin: bytes, validate: bool,
