@@ -187,3 +187,27 @@ def test_a_usage_error_is_one_line_and_exit_2(args: list[str]) -> None:
     proc = run_fn(["resources", *args, *operands], cwd=REPO)
     assert proc.returncode == 2 and proc.stdout == b""
     assert proc.stderr.decode().count("\n") == 1 and proc.stderr.startswith(b"kubevirt-krm: error: ")
+
+
+@pytest.mark.parametrize(("bad", "field"), [
+    pytest.param(_quota({"requests.cpu": "abc"}), "spec.hard[requests.cpu]", id="quota-quantity"),
+    pytest.param({**_quota({}), "spec": {"hard": ["cpu"]}}, "spec.hard", id="quota-not-a-mapping"),
+    pytest.param({"apiVersion": "v1", "kind": "LimitRange", "metadata": {"name": "lr", "namespace": "ns"},
+                  "spec": {"limits": [{"type": "Container", "max": {"memory": [1]}}]}}, "spec.limits[0].max[memory]",
+                 id="limitrange-quantity"),
+    pytest.param({"apiVersion": "v1", "kind": "LimitRange", "metadata": {"name": "lr", "namespace": "ns"},
+                  "spec": {"limits": ["junk"]}}, "spec.limits[0]", id="limitrange-item"),
+])
+def test_a_quota_or_limit_range_the_api_server_refuses_is_one_line(tmp_path: Path, bad: dict[str, Any],
+                                                                   field: str) -> None:
+    (tmp_path / "in.yaml").write_text(yaml.safe_dump_all([bad, _vm("a")]), encoding="utf-8")
+    (tmp_path / "fn.yaml").write_text(yaml.safe_dump(CONFIG), encoding="utf-8")
+    proc = run_fn(["resources", str(tmp_path / "fn.yaml"), str(tmp_path / "in.yaml")])
+    said = proc.stderr.decode()
+    assert proc.returncode == 2 and proc.stdout == b"" and said.count("\n") == 1, said
+    assert f" {field}: the API server would refuse this {bad['kind']}: " in said and "Traceback" not in said
+    # in a render with the report on: an error result on the object, the rest rendered
+    config = {**CONFIG, "spec": {**CONFIG["spec"], "mode": "validate", "capacity": {"report": True}}}
+    (tmp_path / "fn.yaml").write_text(yaml.safe_dump(config), encoding="utf-8")
+    render = run_fn([str(tmp_path / "fn.yaml"), str(tmp_path / "in.yaml")])
+    assert render.returncode == 1 and f"{field}: the API server would refuse" in render.stderr.decode()

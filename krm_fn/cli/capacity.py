@@ -64,7 +64,9 @@ def main(req: Request, config: Source, sources: Sequence[Source], options: Optio
     source.function_config = capacity_config(source.function_config, req.complete_objects)
     seen: list[Any] = []  # the renderer's phases (krm_fn.render.rendering.Rendering)
     ran = run_parsed(source, options, seen)
-    problems = [r for r in ran.results if r.severity == "error" and r.resource_ref is None]
+    # the config's problems, and a ResourceQuota or LimitRange the report cannot use: unusable input
+    problems = [r for r in ran.results if r.severity == "error" and (r.resource_ref is None or (
+        "stage", "capacity") in r.tags and r.resource_ref.kind in ("ResourceQuota", "LimitRange"))]
     if problems:
         raise FnError(problems[0].summary().removeprefix("error: "))
     report = seen[0].capacity if seen else None

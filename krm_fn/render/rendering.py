@@ -123,6 +123,10 @@ class Rendering:
                 from krm_fn.capacity.report import results as capacity_results
 
                 self.capacity = self._capacity([use for done in rendered for use in done.pods])
+                results += [Result.for_object(f"the API server would refuse this {obj.get('kind')}: {message}; it is "
+                                              "left out of the capacity report", obj, field_path=field,
+                                              tags=(("stage", "capacity"),))
+                            for obj, field, message in self.renderer.namespaces.problems]
                 results += capacity_results(self.capacity)
             if self.spec.mode == "validate":
                 out = list(self.source)  # validate changes nothing; migrate's results say what it would rewrite

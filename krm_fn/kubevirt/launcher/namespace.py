@@ -6,6 +6,8 @@ StorageClasses virt-controller reads.
 A local-config copy of a cluster object counts as the object.
 A namespace the inputs do not list exists with only the ``kubernetes.io/metadata.name`` label, as the API server
 labels every namespace.
+A ResourceQuota or LimitRange the API server would refuse (a quantity that does not parse, a field of the wrong
+type) is left out, and :attr:`Namespaces.problems` says why, at its field.
 """
 
 from __future__ import annotations
@@ -13,8 +15,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any, Final
 
+from krm_fn.kube.amount import nanos
 from krm_fn.kube.identity import name_of, namespace_of
 from krm_fn.kube.paths import Obj, as_map, iter_objects
+from krm_fn.kube.quantity import QuantityError
 
 NAME_LABEL: Final = "kubernetes.io/metadata.name"
 NAD_GROUP: Final = "k8s.cni.cncf.io/"
@@ -32,6 +36,22 @@ class Namespaces:
         self._ranges: dict[str, list[Obj]] = {}
         self._named: dict[tuple[str, str, str], Obj] = {}  # (kind, namespace, name) of NADs, PVCs, DataVolumes
         self._default_class = False
+        self._problems: list[tuple[Obj, str, str]] = []
+
+    @property
+    def problems(self) -> list[tuple[Obj, str, str]]:
+        """(object, field, message) of each ResourceQuota and LimitRange left out."""
+        self._ready()
+        return self._problems
+
+    def _usable(self, obj: Obj, lists: tuple[tuple[str, object], ...]) -> bool:
+        """Whether every resource list of ``obj`` (field path, value) is a mapping of quantities."""
+        for field, value in lists:
+            problem = resource_list_problem(value)
+            if problem is not None:
+                self._problems.append((obj, field + problem[0], problem[1]))
+                return False
+        return True
 
     def _read(self) -> None:
         items, self._items = self._items, None
@@ -40,9 +60,11 @@ class Namespaces:
             if api == "v1" and kind == "Namespace":
                 self._labels.setdefault(name_of(obj), as_map(as_map(obj.get("metadata")).get("labels")))
             elif api == "v1" and kind == "ResourceQuota":
-                self._quotas.setdefault(namespace_of(obj), []).append(obj)
+                if self._usable(obj, (("spec.hard", as_map(obj.get("spec")).get("hard")),)):
+                    self._quotas.setdefault(namespace_of(obj), []).append(obj)
             elif api == "v1" and kind == "LimitRange":
-                self._ranges.setdefault(namespace_of(obj), []).append(obj)
+                if self._usable(obj, _range_lists(obj)):
+                    self._ranges.setdefault(namespace_of(obj), []).append(obj)
             elif api == "v1" and kind == "PersistentVolumeClaim" or api.startswith(CDI_GROUP) and kind == "DataVolume" \
                     or api.startswith(NAD_GROUP) and kind == "NetworkAttachmentDefinition":
                 self._named.setdefault((str(kind), namespace_of(obj), name_of(obj)), obj)
@@ -79,3 +101,37 @@ class Namespaces:
     def has_default_storage_class(self) -> bool:
         self._ready()
         return self._default_class
+
+
+RANGE_LISTS = ("max", "min", "default", "defaultRequest", "maxLimitRequestRatio")
+
+
+def _range_lists(obj: Obj) -> tuple[tuple[str, object], ...]:
+    """The resource lists of a LimitRange's items, by field path (an item that is not a mapping is one too)."""
+    limits = as_map(obj.get("spec")).get("limits")
+    if limits is not None and not isinstance(limits, list):
+        return (("spec.limits", limits),)
+    out: list[tuple[str, object]] = []
+    for i, item in enumerate(limits or []):
+        if not isinstance(item, dict):
+            out.append((f"spec.limits[{i}]", item))
+            continue
+        out += [(f"spec.limits[{i}].{name}", item[name]) for name in RANGE_LISTS if name in item]
+    return tuple(out)
+
+
+def resource_list_problem(value: object) -> tuple[str, str] | None:
+    """Why ``value`` is not a resource list the API server takes (the key's suffix of the field path, the
+    message), None when it is one (or absent)."""
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        return "", f"must be a mapping of resource names to quantities, got {type(value).__name__}"
+    for key, amount in value.items():
+        try:
+            if isinstance(amount, (dict, list, bool)) or amount is None:
+                raise QuantityError("quantities must be strings or numbers")
+            nanos(amount)
+        except (QuantityError, ValueError, TypeError) as exc:
+            return f"[{key}]", f"{exc}" if str(exc) else "not a quantity"
+    return None
