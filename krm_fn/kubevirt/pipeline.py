@@ -24,11 +24,11 @@ from typing import Final
 
 from krm_fn.index import Index
 from krm_fn.kube.identity import namespace_of
-from krm_fn.kube.paths import Obj, as_map, ensure_map
+from krm_fn.kube.paths import Obj, as_map
 from krm_fn.kube.status import Cause
 from krm_fn.kubevirt.caches import Caches
 from krm_fn.kubevirt.cluster import ClusterConfig
-from krm_fn.kubevirt.defaults import NETWORKS_FIELD, DefaultsError, set_default_vmi_spec
+from krm_fn.kubevirt.defaults import NETWORKS_FIELD
 from krm_fn.kubevirt.expand import expand
 from krm_fn.kubevirt.find.found import FindError, Found, Matches
 from krm_fn.kubevirt.find.spec import find_matches
@@ -36,7 +36,7 @@ from krm_fn.kubevirt.rejection import Rejection
 from krm_fn.kubevirt.schema.tree import DEFAULT_TAG
 from krm_fn.kubevirt.schema.roundtrip import encode_shared
 from krm_fn.kubevirt.schema.validation import schema_errors
-from krm_fn.kubevirt.vmcopy import expand_copy, template_copy
+from krm_fn.kubevirt.vmcopy import expand_copy
 from krm_fn.kubevirt.webhooks.vm.admitter import (
     admit,
     conflicts_rejection,
@@ -51,7 +51,7 @@ from krm_fn.kubevirt.webhooks.config import WebhookConfig
 from krm_fn.kubevirt.webhooks.vm.defaults import with_datasource_architecture
 from krm_fn.kubevirt.webhooks.vm.mutator import default_matcher_kinds, mutate, persist_preferences
 from krm_fn.kubevirt.launcher.manifest import pod_causes
-from krm_fn.kubevirt.webhooks.vmi.presets import apply_presets, matching_presets
+from krm_fn.kubevirt.webhooks.vmi.presets import matching_presets
 from krm_fn.kubevirt.webhooks.vmi.start import validate_vmi_start
 from krm_fn.kubevirt_versions import LATEST, Release
 
@@ -163,7 +163,10 @@ def vm_stages(vm: Obj, index: Index, cluster: ClusterConfig, caches: Caches | No
     rejection = template_rejection(mutated, template["spec"], cluster, release, caches.domains)
     if rejection:
         return VmStages(found, rejection=rejection, pending=expanded, mutated=mutated, inferred=inferred, tag=tag)
-    template = _with_presets(mutated, template, index, cluster, release, (_spec(it), pref_spec))
+    presets = _presets(mutated, template, index)
+    if presets:  # virt-controller's VMI has them merged in before its defaults
+        made = expand(expand_copy(mutated), _spec(it), pref_spec, cluster, release, presets)
+        template = made["spec"]["template"] if isinstance(made, dict) else template
     return VmStages(found, pending=expanded, mutated=mutated, inferred=inferred, tag=tag,
                     start=starting(template["spec"], cluster, release), vmi=template)
 
@@ -172,37 +175,24 @@ def _as_written(vm: Obj, index: Index, cluster: ClusterConfig, release: Release,
                 caches: Caches) -> tuple[Rejection | None, tuple[Cause, ...], Obj | None]:
     """A VM without specs judged as written, KubeVirt's defaults set: the defaults' or the template rules'
     refusal, else the VMI create webhook's causes; and the template its VMI is made of (when admitted)."""
-    spec = defaulted_spec(with_datasource_architecture(vm, index, release), cluster, release)
+    source = with_datasource_architecture(vm, index, release)
+    spec = defaulted_spec(source, cluster, release)
     if isinstance(spec, Rejection):
         return spec, (), None
     rejection = template_rejection(vm, spec, cluster, release, caches.domains)
     if rejection:
         return rejection, (), None
-    template = _with_presets(vm, {"metadata": vm["spec"]["template"].get("metadata"), "spec": spec}, index, cluster,
-                             release, None)
+    template = {"metadata": vm["spec"]["template"].get("metadata"), "spec": spec}
+    presets = _presets(vm, template, index)
+    if presets:  # virt-controller's VMI has them merged in before its defaults
+        again = defaulted_spec(source, cluster, release, presets)
+        template["spec"] = spec if isinstance(again, Rejection) else again
     return None, starting(template["spec"], cluster, release), template
 
 
-def _with_presets(vm: Obj, template: Obj, index: Index, cluster: ClusterConfig, release: Release,
-                  specs: tuple[Obj | None, Obj | None] | None) -> Obj:
-    """The template of the VMI virt-controller makes of the admitted ``vm``: ``template`` (its specs applied, its
-    defaults set), or, when presets of its namespace select it, made again with them merged in before the defaults
-    (:mod:`krm_fn.kubevirt.webhooks.vmi.presets`). ``specs``: the instancetype's and preference's specs, None for a
-    VM without matchers."""
-    presets = matching_presets(index, namespace_of(vm), as_map(as_map(template.get("metadata")).get("labels")))
-    if not presets:
-        return template
-    if specs is not None:
-        made = expand(expand_copy(vm), specs[0], specs[1], cluster, release, presets)
-        return made["spec"]["template"] if isinstance(made, dict) else template
-    again = template_copy(vm["spec"]["template"])
-    spec = ensure_map(again, ("spec",))
-    apply_presets(ensure_map(spec, ("domain",)), presets)
-    try:
-        set_default_vmi_spec(cluster, spec, release)
-    except DefaultsError:  # the VM as written passed them: presets add no network
-        return template
-    return again
+def _presets(vm: Obj, template: Obj, index: Index) -> list[Obj]:
+    """The VirtualMachineInstancePresets of ``vm``'s namespace that select its VMI (the template's labels)."""
+    return matching_presets(index, namespace_of(vm), as_map(as_map(template.get("metadata")).get("labels")))
 
 
 def starting(spec: Obj, cluster: ClusterConfig, release: Release) -> tuple[Cause, ...]:

@@ -50,3 +50,25 @@ def test_the_presets_that_select_the_vmi_are_found_by_name_in_its_namespace() ->
                _preset("elsewhere", {}, namespace="ns2")]
     found = matching_presets(Index(objects), "ns", {"preset": "small"})
     assert [p["metadata"]["name"] for p in found] == ["a", "z"]
+
+
+def test_a_preset_keeps_the_architecture_a_cloned_data_source_gives() -> None:
+    """The VMI of a VM without matchers is made again with its presets from the same VM the webhook defaulted:
+    the architecture of the DataSource its dataVolumeTemplate clones (v1.6+) stays."""
+    from krm_fn.kubevirt.cluster import ClusterConfig
+    from krm_fn.kubevirt.pipeline import vm_stages
+
+    source = {"apiVersion": "cdi.kubevirt.io/v1beta1", "kind": "DataSource",
+              "metadata": {"name": "fedora", "namespace": "ns", "labels": {"template.kubevirt.io/architecture": "arm64"}},
+              "spec": {"source": {"pvc": {"name": "fedora", "namespace": "ns"}}}}
+    vm = {"apiVersion": "kubevirt.io/v1", "kind": "VirtualMachine", "metadata": {"name": "vm", "namespace": "ns"},
+          "spec": {"runStrategy": "Always",
+                   "dataVolumeTemplates": [{"metadata": {"name": "root"},
+                                            "spec": {"sourceRef": {"kind": "DataSource", "name": "fedora"},
+                                                     "storage": {"resources": {"requests": {"storage": "10Gi"}}}}}],
+                   "template": {"metadata": {"labels": {"preset": "small"}},
+                                "spec": {"domain": {"devices": {}, "resources": {"requests": {"memory": "1Gi"}}},
+                                         "volumes": [{"name": "root", "dataVolume": {"name": "root"}}]}}}}
+    stages = vm_stages(vm, Index([source, _preset("small", {"cpu": {"cores": 2}})]), ClusterConfig())
+    assert stages.vmi is not None
+    assert stages.vmi["spec"]["architecture"] == "arm64" and stages.vmi["spec"]["domain"]["cpu"]["cores"] == 2

@@ -9,6 +9,7 @@ making one of its own whenever expand gets that far (see there); :func:`admit` i
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from krm_fn.kube.api import Family
@@ -23,6 +24,7 @@ from krm_fn.kubevirt.rejection import Rejection
 from krm_fn.kubevirt.vmcopy import template_copy
 from krm_fn.kubevirt.webhooks.config import WebhookConfig
 from krm_fn.kubevirt.webhooks.vm.spec import validate_data_volume_namespaces, validate_vm_spec
+from krm_fn.kubevirt.webhooks.vmi.presets import apply_presets
 from krm_fn.kubevirt_versions import LATEST, Release
 
 
@@ -86,10 +88,14 @@ def template_rejection(vm: Obj, spec: Obj, cluster: ClusterConfig, release: Rele
     return Rejection("template", join_causes([c.message for c in causes]), causes[0].field, tuple(causes))
 
 
-def defaulted_spec(vm: Obj, cluster: ClusterConfig, release: Release = LATEST) -> Obj | Rejection:
-    """A copy of ``vm``'s template spec with KubeVirt's defaults set, as the webhook judges a VM without specs."""
+def defaulted_spec(vm: Obj, cluster: ClusterConfig, release: Release = LATEST,
+                   presets: Sequence[Obj] = ()) -> Obj | Rejection:
+    """A copy of ``vm``'s template spec with KubeVirt's defaults set, as the webhook judges a VM without specs.
+    ``presets``: merged in before the defaults, as the VMI mutating webhook does for the VMI of the VM."""
     template = template_copy(get2(vm, "spec", "template") or {})
     vmi = ensure_map(template, ("spec",))
+    if presets:
+        apply_presets(ensure_map(vmi, ("domain",)), presets)
     try:
         set_default_vmi_spec(cluster, vmi, release)
     except DefaultsError as err:
