@@ -14,6 +14,7 @@ from typing import Any, NamedTuple
 
 from krm_fn.capacity.namespaces import NamespaceReport
 from krm_fn.capacity.pods import PodUse
+from krm_fn.kube.paths import Obj
 from krm_fn.kubevirt.launcher.manifest import POD_PREFIX
 from krm_fn.results import Result
 
@@ -22,6 +23,8 @@ class Report(NamedTuple):
     kubevirt_version: str
     vms: tuple[PodUse, ...]
     namespaces: tuple[NamespaceReport, ...]
+    # each ResourceQuota or LimitRange the API server would refuse, left out: (object, field, why)
+    problems: tuple[tuple[Obj, str, str], ...] = ()
 
     @property
     def refused(self) -> bool:
@@ -38,8 +41,11 @@ def not_rendered(use: PodUse) -> str | None:
 
 
 def results(report: Report) -> list[Result]:
-    """The renderer's opt-in results: an info result per namespace, an error per refused pod."""
-    out: list[Result] = []
+    """The renderer's opt-in results: an error per ResourceQuota or LimitRange left out, an info result per
+    namespace, an error per refused pod."""
+    out = [Result.for_object(f"the API server would refuse this {obj.get('kind')}: {message}; it is left out of the "
+                             "capacity report", obj, field_path=field, tags=(("stage", "capacity"),))
+           for obj, field, message in report.problems]
     for ns in report.namespaces:
         quotas = "".join(f"; ResourceQuota {q['name']}: " + ", ".join(
             f"{key} {q['used'].get(key, '0')} of {hard}" for key, hard in q["hard"].items()) for q in ns.quotas)

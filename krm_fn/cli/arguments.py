@@ -9,7 +9,13 @@ from __future__ import annotations
 
 from collections.abc import Collection
 
+from krm_fn.cli.usage import HELP
 from krm_fn.errors import FnError
+
+
+def asks_for_help(args: list[str]) -> bool:
+    """Whether ``-h`` or ``--help`` comes before any ``--`` (after it, it is an operand)."""
+    return any(a in HELP for a in args[:args.index("--") if "--" in args else len(args)])
 
 
 def split(args: list[str], options: Collection[str], flags: Collection[str], usage: str

@@ -15,7 +15,7 @@ import difflib
 import shlex
 from pathlib import Path
 
-from krm_fn.cli.arguments import split
+from krm_fn.cli.arguments import asks_for_help, split
 from krm_fn.cli.modes import config_file, rendered_stream
 from krm_fn.cli.output import PREFIX, die, err, print_text, report, stdout_bytes, write
 
@@ -33,7 +33,7 @@ has errors (printed as the render prints them); 2: usage error or unusable input
 def check(args: list[str]) -> int:
     from krm_fn.errors import InputError
 
-    if any(a in ("-h", "--help") for a in args[:args.index("--") if "--" in args else len(args)]):
+    if asks_for_help(args):
         print_text(HELP + "\n")
         return 0
     operands, target = _arguments(args)

@@ -1,10 +1,12 @@
-"""The subcommands: ``catalog docs``, ``catalog diff``, ``upgrade-report`` and ``install-plugin``."""
+"""The subcommands: ``catalog docs``, ``catalog diff``, ``upgrade-report``, ``resources`` and ``install-plugin``."""
 
 from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from krm_fn.cli.arguments import asks_for_help
 from krm_fn.cli.inputs import operand_sources, read_input
 from krm_fn.cli.modes import config_file
 from krm_fn.cli.output import die, print_text
@@ -15,6 +17,10 @@ from krm_fn.cli.usage import (
     HELP,
     INSTALL_PLUGIN_USAGE,
 )
+
+if TYPE_CHECKING:
+    from krm_fn.io.inputs import Source
+    from krm_fn.process import Options
 
 
 def catalog(args: list[str]) -> int:
@@ -49,20 +55,17 @@ def upgrade_report(args: list[str]) -> int:
     """``upgrade-report``: what moving to another KubeVirt release (or catalog version) changes per VM
     (krm_fn/upgrade); exit 0 nothing changes, 1 something does, 2 usage or unusable config or input."""
     from krm_fn.errors import FnError
-    from krm_fn.process import Options
     from krm_fn.upgrade.command import HELP as UPGRADE_HELP
     from krm_fn.upgrade.command import main as upgrade_main
     from krm_fn.upgrade.command import request
 
-    if any(a in HELP for a in args[:args.index("--") if "--" in args else len(args)]):
+    if asks_for_help(args):
         print_text(UPGRADE_HELP + "\n")
         return 0
     try:
         req = request(args)
-        config, base = config_file(Path(req.config), req.config)
-        sources = [s for spec in req.operands for s in operand_sources(spec)]
-        text, code = upgrade_main(req, config, sources, Options(
-            base_dir=base, fast_yaml=fast_yaml_fits(sum(len(s.data) for s in sources))))
+        config, sources, options = _report_inputs(req.config, req.operands)
+        text, code = upgrade_main(req, config, sources, options._replace(workers=1))
     except FnError as exc:
         die(exc.message, 2)
     print_text(text)
@@ -76,22 +79,28 @@ def resources(args: list[str]) -> int:
     from krm_fn.cli.capacity import main as resources_main
     from krm_fn.cli.capacity import request
     from krm_fn.errors import FnError
-    from krm_fn.process import Options
 
-    if any(a in HELP for a in args[:args.index("--") if "--" in args else len(args)]):
+    if asks_for_help(args):
         print_text(RESOURCES_HELP + "\n")
         return 0
     try:
         req = request(args)
-        config, base = config_file(Path(req.config), req.config)
-        sources = [s for spec in req.operands for s in operand_sources(spec)]
-        size = sum(len(s.data) for s in sources)
-        text, code = resources_main(req, config, sources, Options(
-            base_dir=base, fast_yaml=fast_yaml_fits(size), workers=workers(size)))
+        text, code = resources_main(req, *_report_inputs(req.config, req.operands))
     except FnError as exc:
         die(exc.message, 2)
     print_text(text)
     return code
+
+
+def _report_inputs(config_name: str, operands: tuple[str, ...]) -> tuple[Source, list[Source], Options]:
+    """A report command's config file, its inputs (files, directories, stdin) and the run's options for their
+    size; raises FnError (InputError) when one cannot be read."""
+    from krm_fn.process import Options
+
+    config, base = config_file(Path(config_name), config_name)
+    sources = [s for spec in operands for s in operand_sources(spec)]
+    size = sum(len(s.data) for s in sources)
+    return config, sources, Options(base_dir=base, fast_yaml=fast_yaml_fits(size), workers=workers(size))
 
 
 def _catalog_docs(args: list[str]) -> int:
@@ -122,7 +131,7 @@ def _catalog_docs(args: list[str]) -> int:
 
 
 def install_plugin(args: list[str]) -> int:
-    if any(a in HELP for a in args[:args.index("--") if "--" in args else len(args)]):
+    if asks_for_help(args):
         print_text(INSTALL_PLUGIN_USAGE + "\n")
         return 0
     if args[:1] == ["--"]:

@@ -33,7 +33,6 @@ GUARANTEED: Final = "Guaranteed"
 BURSTABLE: Final = "Burstable"
 BEST_EFFORT: Final = "BestEffort"
 _QOS_RESOURCES: Final = (CPU, MEMORY)
-_NANO: Final = 10**9
 
 
 def containers(pod: Pod) -> list[Obj]:
@@ -71,11 +70,6 @@ def quantities(values: Any) -> ResourceList:
     return {str(name): parsed(value) for name, value in values.items()}
 
 
-def nano(q: Quantity) -> int:
-    """The exact amount of ``q`` in units of 10**-9, where a parsed quantity never goes finer."""
-    return q.nanos()
-
-
 Key: TypeAlias = tuple[Any, ...]
 
 
@@ -83,11 +77,13 @@ def pod_key(pod: Pod) -> Key:
     """What the pod's resources are, as a hashable value: equal keys, equal answers of this module and the quota's.
 
     A fleet's launcher pods are mostly alike, so the answers are remembered by it (:func:`memo`)."""
-    return (tuple((c.get("name"), c.get("restartPolicy"), _items(c.get("requests")), _items(c.get("limits")))
-                  for c in containers(pod)),
-            tuple((c.get("name"), c.get("restartPolicy"), _items(c.get("requests")), _items(c.get("limits")))
-                  for c in init_containers(pod)),
+    return (tuple(_container_key(c) for c in containers(pod)), tuple(_container_key(c) for c in init_containers(pod)),
             _items(pod.get("overhead")), pod.get("activeDeadlineSeconds"))
+
+
+def _container_key(container: Obj) -> Key:
+    return (container.get("name"), container.get("restartPolicy"), _items(container.get("requests")),
+            _items(container.get("limits")))
 
 
 def _items(values: Any) -> Key:
@@ -116,7 +112,7 @@ def add(a: Quantity, b: Quantity) -> Quantity:
     The sum keeps the format of ``a``, or takes the format of ``b`` when ``a`` is zero.
     """
     fmt = b.format if a.is_zero() else a.format
-    return Quantity("d", nano(a) + nano(b), 9, fmt)
+    return Quantity("d", a.nanos() + b.nanos(), 9, fmt)
 
 
 def add_into(total: ResourceList, more: ResourceList) -> None:
@@ -221,12 +217,12 @@ def _qos_class(pod: Pod) -> str:
         own_requests, own_limits = defaulted(container)
         for name, q in quantities(own_requests).items():
             if name in _QOS_RESOURCES and q.cmp_int(0) > 0:
-                requests[name] = requests.get(name, 0) + nano(q)
+                requests[name] = requests.get(name, 0) + q.nanos()
         limited: set[str] = set()
         for name, q in quantities(own_limits).items():
             if name in _QOS_RESOURCES and q.cmp_int(0) > 0:
                 limited.add(name)
-                limits[name] = limits.get(name, 0) + nano(q)
+                limits[name] = limits.get(name, 0) + q.nanos()
         if not limited.issuperset(_QOS_RESOURCES):
             guaranteed = False
     if not requests and not limits:

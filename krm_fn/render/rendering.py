@@ -88,8 +88,9 @@ class Rendering:
         from krm_fn.capacity.report import Report
 
         assert self.renderer is not None
-        return Report(self.renderer.release.tag, tuple(uses),
-                      tuple(namespace_reports(uses, self.renderer.namespaces)))
+        namespaces = self.renderer.namespaces
+        return Report(self.renderer.release.tag, tuple(uses), tuple(namespace_reports(uses, namespaces)),
+                      tuple(namespaces.problems))
 
     @property
     def per_item(self) -> bool:
@@ -123,10 +124,6 @@ class Rendering:
                 from krm_fn.capacity.report import results as capacity_results
 
                 self.capacity = self._capacity([use for done in rendered for use in done.pods])
-                results += [Result.for_object(f"the API server would refuse this {obj.get('kind')}: {message}; it is "
-                                              "left out of the capacity report", obj, field_path=field,
-                                              tags=(("stage", "capacity"),))
-                            for obj, field, message in self.renderer.namespaces.problems]
                 results += capacity_results(self.capacity)
             if self.spec.mode == "validate":
                 out = list(self.source)  # validate changes nothing; migrate's results say what it would rewrite

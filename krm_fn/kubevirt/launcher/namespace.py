@@ -128,10 +128,10 @@ def resource_list_problem(value: object) -> tuple[str, str] | None:
     if not isinstance(value, dict):
         return "", f"must be a mapping of resource names to quantities, got {type(value).__name__}"
     for key, amount in value.items():
+        if isinstance(amount, (dict, list, bool)) or amount is None:
+            return f"[{key}]", "quantities must be strings or numbers"
         try:
-            if isinstance(amount, (dict, list, bool)) or amount is None:
-                raise QuantityError("quantities must be strings or numbers")
             nanos(amount)
         except (QuantityError, ValueError, TypeError) as exc:
-            return f"[{key}]", f"{exc}" if str(exc) else "not a quantity"
+            return f"[{key}]", str(exc) or "not a quantity"
     return None
