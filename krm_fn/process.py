@@ -25,7 +25,7 @@ from krm_fn.kube.identity import ObjectId, object_id
 from krm_fn.kube.paths import Obj
 from krm_fn.kube.package_root import package_root
 from krm_fn.results import (Result, annotation_results, catalog_result, config_result, exit_code,
-                            not_yet_said, unusable_results)
+                            not_yet_said, resource_list_results, unusable_results)
 from krm_fn.kubevirt_versions import release
 
 if TYPE_CHECKING:  # imported lazily at run time (start-up time)
@@ -89,7 +89,7 @@ def process(data: bytes, options: Options | None = None) -> Output:
     rl = ran.rl
     results = unusable_results(rl) + ran.results
     items = with_set_aside(rl, ran.items)
-    text = dump_resource_list(rl, items, rl.results + [r.to_obj() for r in results], ran.splice)
+    text = dump_resource_list(rl, items, rl.results + resource_list_results(results), ran.splice)
     return Output(encode(text), results, exit_code(results))
 
 

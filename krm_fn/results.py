@@ -16,8 +16,11 @@ from krm_fn.kube.paths import FieldPath, Obj, dotted, iter_objects
 
 Severity = Literal["error", "warning", "info"]
 # the tag of a result that follows from others (their field paths): KubeVirt's verdict on a VM whose references
-# do not resolve (krm_fn/render/hints.py). It stays in the results; stderr shows the causes alone.
+# do not resolve (krm_fn/render/hints.py). stderr shows the causes alone; a ResourceList carries it in the tags
+# of its root cause (FOLLOW_ON, with its stage in FOLLOW_ON_STAGE): kpt prints every result, tags it does not.
 FOLLOWS_FROM = "follows-from"
+FOLLOW_ON = "follow-on"
+FOLLOW_ON_STAGE = "follow-on-stage"
 
 
 class ResourceRef(NamedTuple):
@@ -126,6 +129,39 @@ class Result(NamedTuple):
             parts[-1] += ":"
         parts.append(readable(" ".join(self.message.split())))
         return " ".join(parts)
+
+
+def resource_list_results(results: list[Result]) -> list[Obj]:
+    """``results`` as a ResourceList holds them: an error that follows from a root cause on the same object is
+    not a result of its own (kpt would print it beside its cause) but the cause's :data:`FOLLOW_ON` tag,
+    KubeVirt's words unchanged (one per line); a follow-on whose causes are elsewhere stays a result."""
+    causes: dict[tuple[ResourceRef | None, str | None], int] = {}
+    for i, r in enumerate(results):
+        if r.severity == "error" and not r.follows and r.resource_ref is not None:
+            causes.setdefault((r.resource_ref, r.field_path), i)
+    folded: dict[int, list[Result]] = {}
+    kept: list[int] = []
+    for i, r in enumerate(results):
+        cause = _cause_of(r, causes) if r.follows and r.severity == "error" else None
+        if cause is None:
+            kept.append(i)
+        else:
+            folded.setdefault(cause, []).append(r)
+    return [_with_follow_ons(results[i], folded.get(i, [])) for i in kept]
+
+
+def _cause_of(result: Result, causes: dict[tuple[ResourceRef | None, str | None], int]) -> int | None:
+    fields = dict(result.tags)[FOLLOWS_FROM].split(", ")
+    return next((causes[(result.resource_ref, f)] for f in fields if (result.resource_ref, f) in causes), None)
+
+
+def _with_follow_ons(result: Result, follow_ons: list[Result]) -> Obj:
+    out = result.to_obj()
+    if follow_ons:
+        tags = out.setdefault("tags", {})
+        tags[FOLLOW_ON] = "\n".join(r.message for r in follow_ons)
+        tags[FOLLOW_ON_STAGE] = dict(follow_ons[0].tags).get("stage", "")
+    return out
 
 
 def not_yet_said(said: list[Result], more: list[Result]) -> list[Result]:

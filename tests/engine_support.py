@@ -45,7 +45,7 @@ from krm_fn.kubevirt.pipeline import vm_stages
 from tests.builders import shared_dir
 from tests.render_support import render
 from krm_fn.render.spec import Mode, RendererSpec
-from krm_fn.results import FOLLOWS_FROM, Result
+from krm_fn.results import FOLLOW_ON, FOLLOW_ON_STAGE, FOLLOWS_FROM, Result
 
 KPT_ANNOTATION_PREFIXES = ("internal.config.kubernetes.io/", "config.kubernetes.io/")
 KPT_ANNOTATIONS = ("kustomize.config.k8s.io/id",)
@@ -200,6 +200,15 @@ class VMError:
             return VMError(result.message, dict(result.tags).get("stage"), result.follows)
         tags = result.get("tags") or {}
         return VMError(str(result.get("message", "")), tags.get("stage"), FOLLOWS_FROM in tags)
+
+    @staticmethod
+    def all_of(result: Result | dict[str, Any]) -> list[VMError]:
+        """The errors of one result: a ResourceList's root cause carries the errors that follow from it in its
+        tags (krm_fn.results.resource_list_results)."""
+        tags = {} if isinstance(result, Result) else result.get("tags") or {}
+        follow_ons = [VMError(m, tags.get(FOLLOW_ON_STAGE), True) for m in tags[FOLLOW_ON].split("\n")] \
+            if FOLLOW_ON in tags else []
+        return [VMError.of(result), *follow_ons]
 
 
 def compare_vm(entry: dict[str, Any], output_vm: Obj, errors: list[VMError], unchanged: bool) -> list[str]:
@@ -372,7 +381,7 @@ def check_process(case: Case, version: KubevirtVersion | None = None) -> list[st
     for r in out.get("results") or []:
         ref = r.get("resourceRef") or {}
         if r.get("severity") == "error" and ref.get("kind") == "VirtualMachine":
-            by_vm.setdefault((ref.get("namespace") or "", ref.get("name") or ""), []).append(VMError.of(r))
+            by_vm.setdefault((ref.get("namespace") or "", ref.get("name") or ""), []).extend(VMError.all_of(r))
     problems: list[str] = []
     for vm_in, vm_out, entry in zip(case.vms, vms, case.expected):
         unchanged = vm_out == vm_in

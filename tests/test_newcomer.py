@@ -44,18 +44,20 @@ def test_a_misspelled_instancetype_is_one_line_naming_it_with_its_did_you_mean(t
                            f'{NOT_FOUND}: did you mean one of "u1.medium", "u1.2xmedium", "d1.medium"?']
 
 
-def test_the_consequence_stays_in_the_results_marked_as_following(tmp_path: Path) -> None:
+def test_the_consequence_is_in_the_tags_of_its_cause(tmp_path: Path) -> None:
+    """Issue 38: kpt prints every result of a ResourceList, so KubeVirt's verdict that follows from the cause is
+    not a result of its own beside it; it is the cause's follow-on tag, in KubeVirt's words."""
     import yaml
 
     vms = quickstart_with(tmp_path, "name: u1.medium ", "name: u1.meduim ")
     proc = run_fn([], _resource_list([CONFIG, str(vms)]))
     results = [r for r in yaml.safe_load(proc.stdout)["results"] if r["severity"] == "error"]
-    assert [r["tags"]["stage"] for r in results] == ["find", "admit"]
+    assert [r["tags"]["stage"] for r in results] == ["find"]
     assert results[0]["message"].startswith(NOT_FOUND + ": did you mean")
-    # KubeVirt's own words, unchanged, tagged as following from the cause
-    assert results[1]["message"].endswith("insufficient Memory resources of 0 provided by VirtualMachine, "
-                                          "preference requires 2Gi")
-    assert results[1]["tags"]["follows-from"] == "spec.instancetype"
+    # KubeVirt's own words, unchanged, with their stage
+    assert results[0]["tags"]["follow-on"].endswith("insufficient Memory resources of 0 provided by "
+                                                    "VirtualMachine, preference requires 2Gi")
+    assert results[0]["tags"]["follow-on-stage"] == "admit"
     # KRM mode's stderr: one line, the cause
     assert lines(proc) == [f"kubevirt-krm: error: VirtualMachine fedora-dev spec.instancetype: {NOT_FOUND}: did "
                            'you mean one of "u1.medium", "u1.2xmedium", "d1.medium"?']
@@ -179,28 +181,129 @@ def _resource_list(args: list[str]) -> bytes:
                            "functionConfig": config}, sort_keys=False).encode()
 
 
-# --- 8. README: the task first, then how-tos, then reference; each how-to's commands run -------------------------
+# --- 8. README: the user's path, then Development; the reference in docs/reference.md (issue 38, point 7) --------
 README = (REPO / "README.md").read_text(encoding="utf-8")
-TOP = [line[3:] for line in README.splitlines() if line.startswith("## ")]
-HOW_TOS = TOP[1:TOP.index("Reference")]
+REFERENCE = (REPO / "docs" / "reference.md").read_text(encoding="utf-8")
+_FENCED = re.compile(r"^```.*?^```", re.S | re.M)
+# the user's path: what it does (the text above the first section), then these, then the how-tos
+PATH = ["Install", "Quick start", "What a mistake looks like"]
+TOP = [line[3:] for line in _FENCED.sub("", README).splitlines() if line.startswith("## ")]
+HOW_TOS = TOP[len(PATH):TOP.index("CI")]
+REFERENCE_TOP = re.findall(r"^#{2,3} (.+)$", _FENCED.sub("", REFERENCE), re.M)
+# what moved to docs/reference.md: a heading there, none in README
+MOVED = ["Generating and pre-rendering", "How it is invoked", "Configuration (functionConfig)", "What is rendered",
+         "Builtin catalog versions and the target KubeVirt version", "Exit codes and errors",
+         "Which route for which fleet size", "YAML fidelity", "Reliability"]
+# a duration: "2.5 minutes", "10–15 minutes", "4.2 s"
+_DURATION = re.compile(r"(?<![\w.-])\d+(?:\.\d+)?(?:[–-]\d+(?:\.\d+)?)?\s?(?:minutes?|mins?|seconds?|s|hours?)\b")
 
 
-def test_readme_leads_with_the_quick_start_then_how_tos_then_reference() -> None:
-    assert TOP[0] == "Quick start" and "Reference" in TOP
-    # each feature merged today is told once, as a how-to, with a link to its reference or docs
-    for topic in ("older KubeVirt release", "Pools and templates", "Objects that live in the cluster",
-                  "Planning an upgrade", "Integrations"):
+def _words(text: str) -> int:
+    return len(text.split())
+
+
+def test_the_readme_is_at_most_2500_words() -> None:
+    assert _words(README) <= 2500, _words(README)
+
+
+def test_readme_is_the_users_path_then_ci_then_development() -> None:
+    assert TOP[:len(PATH)] == PATH and TOP[-2:] == ["CI", "Development"], TOP
+    intro = README[:README.index("\n## ")].split("\n\n")
+    assert intro[0] == "# kubevirt-krm" and len(intro) == 2 and _words(intro[1]) <= 200, intro  # one paragraph
+    # each everyday task is told once, as a how-to, between the user's first steps and CI
+    for topic in ("Generating instancetypes", "older KubeVirt release", "Pools and templates",
+                  "Objects that live in the cluster", "Planning an upgrade", "Planning capacity",
+                  "Gating a pull request", "Integrations"):
         assert len([h for h in TOP if topic in h]) == 1 and any(topic in h for h in HOW_TOS), (topic, TOP)
-    for reference in ("How it is invoked", "Configuration (functionConfig)", "Exit codes and errors"):
-        assert TOP.index(reference) > TOP.index("Reference"), reference
-    # the release table is reference, and the how-to on older releases links to it
-    assert README.index("| `kubevirtVersion` (tag reproduced)") > README.index("\n## Reference\n")
-    assert "(#builtin-catalog-versions-and-the-target-kubevirt-version)" in _section("Rendering for an older")
+    # each how-to is short, shows its command and links to where its detail lives
+    for heading in HOW_TOS:
+        section = _section(heading)
+        assert _words(section) <= 400, (heading, _words(section))
+        assert re.search(r"```(?:bash|console)\n|`(?:kubevirt-krm|kpt|kubectl) ", section), heading
+        assert re.search(r"\]\((?:docs|examples|catalog)/", section), heading
+    integrations = _section("Integrations")
+    for route in ("**kpt.**", "**kustomize.**", "**Argo CD.**"):
+        assert route in integrations, route
+
+
+def test_the_reference_is_in_docs_reference_with_settings_release_table_and_exit_codes() -> None:
+    for heading in MOVED:
+        assert heading not in TOP and heading in REFERENCE_TOP, heading
+    # the release table and the catalog versions' table, in the reference only
+    for row in ("| `kubevirtVersion` (tag reproduced)", "| `spec.version` | upstream |"):
+        assert row in REFERENCE and row not in README, row
+    assert "\n## Exit codes and errors\n\n0 = success; 1 = " in REFERENCE
+    # every setting --help names is in the reference's configuration
+    from krm_fn.cli.usage import USAGE
+
+    config = REFERENCE[REFERENCE.index("\n## Configuration (functionConfig)\n"):REFERENCE.index("\n### What is rendered")]
+    settings = USAGE.split("functionConfig (")[1].split("  A ConfigMap")[0]
+    names = set(re.findall(r"spec\.(\w+)", settings)) | set(re.findall(r"^ {6}(\w+):", settings, re.M))
+    names |= {key for braces in re.findall(r"spec\.\w+: (\{[^}]*\})", settings) for key in re.findall(r"(\w+):", braces)}
+    assert len(names) >= 30, sorted(names)
+    missing = [name for name in sorted(names) if not re.search(rf"\b{name}\b", config)]
+    assert not missing, missing
+    # the README's how-tos link to the reference's sections
+    assert "(docs/reference.md#builtin-catalog-versions-and-the-target-kubevirt-version)" in _section("Rendering for an older")
+    assert "(docs/reference.md#exit-codes-and-errors)" in README
+
+
+def piped_commands(markdown: str) -> list[str]:
+    """The blocks of a Markdown text's shell recipes (``bash``, ``sh``, ``console``'s ``$`` lines) with a pipe at a
+    command's level: a ``|`` outside quotes and comments, not ``||``; continued lines joined."""
+    found = []
+    for lang, block in re.findall(r"^```(bash|sh|console)\n(.*?)^```", markdown, re.S | re.M):
+        text = block.replace("\\\n", " ")
+        if lang == "console":
+            text = "\n".join(line[2:] for line in text.splitlines() if line.startswith("$ "))
+        for line in text.splitlines():
+            bare = re.sub(r"'[^']*'|\"(?:\\.|[^\"\\])*\"", "''", line)
+            bare = re.sub(r"(^|\s)#.*", "", bare)
+            if re.search(r"(?<!\|)\|(?!\|)", bare):
+                found.append(block)
+                break
+    return found
+
+
+@pytest.mark.parametrize(("block", "piped"), [
+    ("```bash\nkubectl get x -o yaml \\\n  | kubevirt-krm c.yaml -\n```\n", True),
+    ("```console\n$ a | b\nout | put\n```\n", True),
+    ("```console\n$ a\nout | put\n```\n", False),
+    ("```bash\na || b\nc 'x|y' \"p|q\" # r | s\n```\n", False),
+    ("```yaml\na: |\n  b\n```\n", False),
+])
+def test_piped_commands_are_found(block: str, piped: bool) -> None:
+    assert bool(piped_commands(block)) == piped
+
+
+@pytest.mark.parametrize("doc", ["README.md", "docs/reference.md"])
+def test_every_piped_recipe_fails_when_its_first_command_fails(doc: str) -> None:
+    """A failed ``kubectl get`` must not hand an empty input on and exit 0 (issue 38, point 7)."""
+    blocks = piped_commands((REPO / doc).read_text(encoding="utf-8"))
+    assert blocks, f"{doc}: no piped recipe found (the check would check nothing)"
+    for block in blocks:
+        assert re.search(r"^set -(?:euo|o) pipefail$", block, re.M), f"{doc}: no set -o pipefail in\n{block}"
+
+
+def test_the_test_time_is_told_under_development_not_in_the_quick_start() -> None:
+    development = _section("Development")
+    assert "pytest -q -n auto" in development and re.search(r"\d\s?minutes", development), development
+    before = README[:README.index("\n## Development\n")]
+    assert not _DURATION.findall(before), _DURATION.findall(before)
+    assert not re.search(r"pytest|minutes", _section("Quick start"))
+
+
+def test_ci_runs_the_readmes_test_command() -> None:
+    command = re.search(r"&& (pytest -q -n auto)\n", _section("Development"))
+    assert command is not None
+    ci = (REPO / ".ci" / "run").read_text(encoding="utf-8")
+    assert re.search(rf"^tests\(\) {{ {re.escape(command.group(1))} ", ci, re.M), "the README's test command is not .ci/run's"
 
 
 def _section(start: str) -> str:
     begin = README.index("\n## " + start)
-    return README[begin:README.index("\n## ", begin + 1)]
+    end = README.find("\n## ", begin + 1)
+    return README[begin:end if end != -1 else len(README)]
 
 
 def _how_to_commands() -> list[str]:

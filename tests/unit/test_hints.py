@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from krm_fn.render.hints import suggestions
+from krm_fn.results import resource_list_results
 from tests.builders import instancetype, make_object, make_vm, preference
 from tests.render_support import render
 from krm_fn.render.spec import RendererSpec
@@ -50,6 +51,19 @@ def test_kubevirts_not_found_gets_only_the_hint() -> None:
         (NOT_FOUND_IT.format("u1.meduim") + ': did you mean "u1.medium"?', "spec.instancetype"),
         (PREFIX_EXPAND + NOT_FOUND_IT.format("u1.meduim"), "spec.instancetype")]
     assert [r.follows for r in results] == [False, True]  # one mistake: one line on stderr
+
+
+def test_a_resource_list_holds_the_follow_on_in_its_causes_tags() -> None:
+    """kpt prints every result: the verdict is the cause's follow-on tag, not a second line beside it. A
+    follow-on whose cause is about another object stays a result (the VM it is about must be named)."""
+    results = _render([instancetype("u1.medium"), make_vm(instancetype={"name": "u1.meduim"})])
+    listed = resource_list_results(results)
+    assert [r["message"] for r in listed] == [results[0].message]
+    assert listed[0]["tags"] == {"stage": "find", "follow-on": results[1].message, "follow-on-stage": "expand"}
+    elsewhere = results[1]._replace(resource_ref=results[1].resource_ref._replace(name="other"))
+    assert [r["message"] for r in resource_list_results([results[0], elsewhere])] == [
+        results[0].message, results[1].message]
+    assert resource_list_results([results[1]]) == [results[1].to_obj()]  # its cause not among them
 
 
 def test_nothing_close_nothing_added() -> None:
