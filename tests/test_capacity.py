@@ -41,8 +41,11 @@ def test_the_example_report_is_the_golden_one(output: str, golden: str) -> None:
     assert out == expected.read_text(encoding="utf-8")
 
 
-def test_the_readme_shows_a_real_excerpt_of_the_example_report() -> None:
-    readme = (REPO / "README.md").read_text(encoding="utf-8").split("## Planning capacity", 1)[1]
+@pytest.mark.parametrize(("doc", "heading"), [("README.md", "## Planning capacity"),
+                                              ("docs/reference.md", "## Capacity report")])
+def test_the_readme_shows_a_real_excerpt_of_the_example_report(doc: str, heading: str) -> None:
+    """The README's how-to and the reference's section (issue 38, point 7) each show real lines of the report."""
+    readme = (REPO / doc).read_text(encoding="utf-8").split(f"\n{heading}\n", 1)[1]
     block = readme.split("```console\n", 1)[1].split("```", 1)[0].splitlines()
     assert block[0] == "$ kubevirt-krm resources examples/capacity/fn-config.yaml examples/capacity/"
     report = (EXAMPLE / "expected-report.txt").read_text(encoding="utf-8").splitlines()

@@ -147,13 +147,18 @@ def test_the_validate_examples_sample_lines_are_its_output() -> None:
 
 def test_the_readmes_quick_start_shows_what_it_prints(tmp_path: Path) -> None:
     """README's quick start: the excerpt of the first command's output is the real output's lines in order
-    (``...`` leaves some out), and the misspelled instancetype prints the line shown (issue 26, point 8)."""
+    (``...`` leaves some out), and the misspelled instancetype prints the line shown next, under "What a mistake
+    looks like" (issue 26, point 8; issue 38, point 7)."""
     text = (REPO / "README.md").read_text(encoding="utf-8")
-    start = text.index("## Quick start")
-    quick = text[start:text.index("\n## ", start)]
+    start = text.index("\n## Quick start\n")
+    quick = text[start:text.index("\n## ", start + 1)]
+    mistake = text[text.index("\n## ", start + 1):]
+    assert mistake.startswith("\n## What a mistake looks like\n")
+    mistake = mistake[:mistake.index("\n## ", 1)]
     command = re.search(r"&& kubevirt-krm (examples/\S+ examples/\S+)\n", quick)
     excerpt = re.search(r"```yaml\n(.*?)```", quick, re.S)
-    error = re.search(r"```\n(kubevirt-krm: error: .*?\n)```", quick, re.S)
+    error = re.search(r"```\n(kubevirt-krm: error: .*?\n)```", mistake, re.S)
+    assert "u1.meduim" in mistake and "the same command" in mistake
     assert command is not None and excerpt is not None and error is not None
     proc = run_fn(command.group(1).split(), cwd=REPO)
     assert proc.returncode == 0 and proc.stderr == b""

@@ -170,9 +170,12 @@ def test_the_example_report_agrees_with_each_release_rendered_alone() -> None:
     assert text.index("upgrade from KubeVirt v1.8") == 0 and text.index("changes: yes (exit 1)") < text.index("\n\n")
 
 
-def test_the_readme_shows_the_example_report() -> None:
-    readme = (REPO / "README.md").read_text()
-    section = readme[readme.index("## Planning an upgrade"):]
+@pytest.mark.parametrize(("doc", "heading"), [("README.md", "## Planning an upgrade"),
+                                              ("docs/reference.md", "## Upgrade report")])
+def test_the_readme_shows_the_example_report(doc: str, heading: str) -> None:
+    """The README's how-to and the reference's section (issue 38, point 7) each show real lines of the report."""
+    readme = (REPO / doc).read_text()
+    section = readme[readme.index(f"\n{heading}\n"):]
     shown = section[section.index("```console"):section.index("```\n", section.index("```console") + 3)]
     expected = (EXAMPLE / "expected-report.txt").read_text()
     lines = [line for line in shown.splitlines()[2:] if line.strip() and line.strip() != "..."]
