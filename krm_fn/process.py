@@ -12,7 +12,7 @@ import dataclasses
 import posixpath
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from krm_fn.catalog.errors import CatalogError
 from krm_fn.config import Config, load
@@ -20,11 +20,12 @@ from krm_fn.errors import ConfigError, FnError, InputError, shown
 from krm_fn.io.resourcelist import (ResourceList, dump_resource_list, parse_resource_list, put_aside, set_aside,
                                     upsert, with_set_aside)
 from krm_fn.kube import kpt_annotations
-from krm_fn.kube.api import KIND_CATALOG
+from krm_fn.kube.api import ANN_PACKAGE_PATH, KIND_CATALOG
 from krm_fn.kube.identity import ObjectId, object_id
-from krm_fn.kube.paths import Obj
+from krm_fn.kube.meta import annotations_of
+from krm_fn.kube.paths import Obj, iter_objects
 from krm_fn.kube.package_root import package_root
-from krm_fn.results import (Result, annotation_results, catalog_result, config_result, exit_code,
+from krm_fn.results import (FileRef, ResourceRef, Result, annotation_results, catalog_result, config_result, exit_code,
                             not_yet_said, resource_list_results, unusable_results)
 from krm_fn.kubevirt_versions import release
 
@@ -87,10 +88,41 @@ def process(data: bytes, options: Options | None = None) -> Output:
     opts = options or Options()
     ran = run_parsed(KrmInput(data), opts)
     rl = ran.rl
-    results = unusable_results(rl) + ran.results
+    results = at_field_lines(rl, unusable_results(rl) + ran.results, opts.base_dir)
     items = with_set_aside(rl, ran.items)
     text = dump_resource_list(rl, items, rl.results + resource_list_results(results), ran.splice)
     return Output(encode(text), results, exit_code(results))
+
+
+def at_field_lines(rl: ResourceList, results: list[Result], cwd: Path | None) -> list[Result]:
+    """Under kpt, each result about an object of a package file (the function config's too) names the line of
+    its field, or of the object, in that file, read again from disk: kpt hands us each item's file and index,
+    not its lines. The package is the item's package-path annotation (``kpt fn render``), else ``cwd``
+    (``kpt fn eval`` in the package; kustomize's origin annotation, relative to the kustomization the legacy
+    plugin runs in). The line is for the stderr line (a kpt result's file has none)."""
+    from krm_fn.io.fieldline import line_in_package
+
+    if not any(r.file is not None and r.resource_ref is not None for r in results):
+        return results
+    roots: dict[tuple[ResourceRef, str], str] = {}
+    for obj in [*iter_objects(rl.items), rl.function_config or {}]:
+        root = annotations_of(obj).get(ANN_PACKAGE_PATH)
+        if isinstance(root, str) and root:
+            roots.setdefault((ResourceRef.of(obj), kpt_annotations.file_path(obj) or ""), root)
+    cache: dict[str, Any] = {}
+    fallback = str(cwd) if cwd is not None else None
+
+    def located(r: Result) -> Result:
+        ref, file = r.resource_ref, r.file
+        root = roots.get((ref, file.path), fallback) if ref is not None and file is not None and file.line is None \
+            else None
+        if root is None or ref is None or file is None:
+            return r
+        line = line_in_package(root, file.path, file.index, (ref.kind, ref.namespace or "", ref.name),
+                               r.field_path or "", cache)
+        return r if line is None else r._replace(file=FileRef(file.path, file.index, line))
+
+    return [located(r) for r in results]
 
 
 def process_stream(config: Source, sources: Sequence[Source], options: Options | None = None) -> Output:
@@ -107,8 +139,10 @@ def process_stream(config: Source, sources: Sequence[Source], options: Options |
     ran = run_parsed(source, opts)
     rl, items = ran.rl, ran.items
     results = unusable_results(rl) + \
-        stream.with_config_file(stream.with_files(rl, ran.results), source.function_config, config.name) + \
+        stream.with_config_file(stream.with_files(rl, ran.results), source.function_config, config.name,
+                                (config.listed or config.data).decode("utf-8", "replace")) + \
         stream.empty_inputs(rl, sources)
+    results = at_field_lines(rl, results, Path.cwd())  # kustomize's origin annotations: its root is the cwd
     code = exit_code(results)
     if code:
         return Output(b"", results, code)

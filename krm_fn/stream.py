@@ -71,10 +71,27 @@ def nothing_read(names: Sequence[str]) -> Result:
                   "(--allow-empty allows it)")
 
 
-def with_config_file(results: list[Result], config: Obj, name: str) -> list[Result]:
-    """The results about the function config name the input it came from (``config file cfg.yaml``)."""
+def with_config_file(results: list[Result], config: Obj, name: str, text: str) -> list[Result]:
+    """The results about the function config name the input it came from (``config file cfg.yaml``) and the
+    line of their field in ``text``, the file's (the config's document in it)."""
+    from krm_fn.io.fieldline import object_field_line
+    from krm_fn.io.inputs import read_stream
+
     ref = ResourceRef.of(config)
-    return [r._replace(file=FileRef(name)) if r.resource_ref == ref and r.file is None else r for r in results]
+    mine = [r for r in results if r.resource_ref == ref and r.file is None]
+    if not mine:
+        return results
+    try:
+        read = read_stream(text)
+    except InputError:
+        read = None
+    identity = (ref.kind, ref.namespace or "", ref.name)
+
+    def at(r: Result) -> FileRef:
+        line = object_field_line(read[0], read[1], identity, r.field_path or "") if read is not None else None
+        return FileRef(name, line=line)
+
+    return [r._replace(file=at(r)) if r in mine else r for r in results]
 
 
 def check_unique(rl: ResourceList) -> None:

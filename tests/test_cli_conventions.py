@@ -245,9 +245,9 @@ def test_a_configmap_catalog_typo_is_reported_at_its_key(tmp_path: Path) -> None
     assert (proc.returncode, proc.stdout) == (1, b"")
     assert len(lines) == 2 and "Traceback" not in proc.stderr.decode(), lines
     # each names the config file (issue 26, point 3)
-    where = f"kubevirt-krm: error: ConfigMap settings (config file {config}) "
-    assert lines[0].startswith(where + "data.catalog.builtin: unknown builtin catalog 'typo'")
-    assert lines[1].startswith(where + "data.mode: must be one of")
+    where = f"kubevirt-krm: error: ConfigMap settings (config file {config} line "  # and the key's line
+    assert lines[0].startswith(where + "6) data.catalog.builtin: unknown builtin catalog 'typo'")
+    assert lines[1].startswith(where + "7) data.mode: must be one of")
 
 
 def test_the_changelog_leads_with_this_version() -> None:

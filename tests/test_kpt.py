@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 import yaml
 
-from tests.builders import run_fn
+from tests.builders import line_with, run_fn
 from tests.integration_support import (
     EXAMPLES,
     MISSING_TYPE_MESSAGE,
@@ -214,7 +214,9 @@ def test_render_bad_vm_fails_and_leaves_the_package_unchanged(tmp_path: Path) ->
     output = proc.stdout + proc.stderr
     assert proc.returncode == 1, output
     assert BAD_VM_MESSAGE in output
-    assert "error: VirtualMachine apps/broken (vms/broken.yaml) spec.instancetype:" in output
+    # the field's line in the user's file, read again from the package (kpt gives the file and index only)
+    at = line_with(BAD_VM, "  instancetype:")
+    assert f"error: VirtualMachine apps/broken (vms/broken.yaml line {at}) spec.instancetype:" in output
     assert "Traceback" not in output
     assert git_status(pkg, env) == "", "a failed render must not write anything"
 

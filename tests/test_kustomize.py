@@ -13,7 +13,7 @@ import yaml
 from krm_fn.catalog.generate import generate
 
 from krm_fn.catalog.spec import CatalogSpec
-from tests.builders import REPO, run_fn
+from tests.builders import REPO, line_with, run_fn
 from tests.integration_support import MISSING_TYPE_STDERR, MISSING_TYPE_VM, Golden, require_tool, tool_env
 
 pytestmark = pytest.mark.integration
@@ -162,7 +162,8 @@ def test_a_config_error_names_the_users_file_not_kustomizes_copy(plugin_home: Pa
     config.write_text(config.read_text().replace("\n  mode: expand\n", "\n  mdoe: expand\n"))
     proc = kustomize(app, plugin_home)
     assert proc.returncode != 0 and proc.stdout == ""
-    assert f"kubevirt-krm: error: VirtualMachineRenderer expand (config file {app / 'prerender.yaml'}) spec.mdoe: " \
+    at = line_with(config.read_text(), "  mdoe:")  # the line in the user's file, not in kustomize's copy
+    assert f"kubevirt-krm: error: VirtualMachineRenderer expand (config file {config} line {at}) spec.mdoe: " \
            "unknown field" in proc.stderr, proc.stderr
 
 
@@ -178,7 +179,9 @@ def test_a_bad_vm_names_its_file_with_origin_annotations(plugin_home: Path, tmp_
         f.write("buildMetadata: [originAnnotations]\n")
     proc = kustomize(app, plugin_home)
     assert proc.returncode != 0 and proc.stdout == ""
-    assert message.replace("apps/broken ", "apps/broken (vms/vms.yaml) ") in proc.stderr, proc.stderr
+    # the file, and the field's line in it: kustomize runs the plugin in the kustomization's directory
+    at = line_with((app / "vms" / "vms.yaml").read_text(), "  instancetype:", after="name: broken")
+    assert message.replace("apps/broken ", f"apps/broken (vms/vms.yaml line {at}) ") in proc.stderr, proc.stderr
 
 
 def test_krm_function_exec_annotation_is_silently_skipped_by_kubectl(tmp_path: Path) -> None:

@@ -128,7 +128,8 @@ def test_a_config_error_names_the_config_file(tmp_path: Path) -> None:
     config = tmp_path / "render.yaml"
     config.write_text((QUICKSTART / "fn-config.yaml").read_text().replace("  mode: revisions", "  mdoe: revisions"))
     out = lines(run_fn([str(config), str(QUICKSTART / "vms.yaml")]))
-    assert out == [f"kubevirt-krm: error: VirtualMachineRenderer quickstart (config file {config}) spec.mdoe: "
+    at = line_with(config.read_text(), "  mdoe:")
+    assert out == [f"kubevirt-krm: error: VirtualMachineRenderer quickstart (config file {config} line {at}) spec.mdoe: "
                    "unknown field (known: capacity, catalog, cluster, kubevirtVersion, migrate, mode, revisions, stored, templateParameters, validateOutput)"]
 
 

@@ -127,9 +127,16 @@ def config_file(path: Path, name: str) -> tuple[Source, Path]:
 
     data = read_bytes(path, f"config file {name}")
     root = os.environ.get("KUSTOMIZE_PLUGIN_CONFIG_ROOT")
-    if root and path.name.startswith(KUSTOMIZE_COPY):
-        name = users_config_file(data, Path(root)) or name
-    return Source(f"config file {name}", data), Path(root) if root else path.resolve().parent
+    users = users_config_file(data, Path(root)) if root and path.name.startswith(KUSTOMIZE_COPY) else None
+    listed = _bytes_or_none(Path(users)) if users else None
+    return Source(f"config file {users or name}", data, listed=listed), Path(root) if root else path.resolve().parent
+
+
+def _bytes_or_none(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes()
+    except OSError:
+        return None
 
 
 KUSTOMIZE_COPY = "kust-plugin-config-"  # the temporary file kustomize hands a legacy exec plugin its config in

@@ -31,7 +31,7 @@ def field_line(document: str, path: str) -> int | None:
     try:
         events = yaml.parse(document, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
         return _follow(events, steps(path))
-    except yaml.YAMLError:
+    except (yaml.YAMLError, StopIteration):  # not YAML, or no node in it
         return None
 
 
@@ -41,35 +41,51 @@ def _follow(events: Iterator[Any], path: list[str | int]) -> int | None:
     event = next(events)
     while not isinstance(event, ev.NodeEvent):  # the stream and document starts
         event = next(events)
-    line = None
-    for step in path:
+    line, at = None, 0
+    while at < len(path):
+        step = path[at]
         if isinstance(event, ev.MappingStartEvent) and isinstance(step, str):
-            found = _key(events, step)
+            found = _key(events, _dotted(path, at))
         elif isinstance(event, ev.SequenceStartEvent) and isinstance(step, int):
             found = _item(events, step)
         else:
             return line
         if found is None:
             return line
-        line, event = found
+        line, event, taken = found
+        at += taken
     return line
 
 
-def _key(events: Iterator[Any], name: str) -> tuple[int, Any] | None:
-    """In a mapping: the line of key ``name`` and its value's first event; None once the mapping ends."""
+def _dotted(path: list[str | int], at: int) -> dict[str, int]:
+    """The keys step ``at`` may be, with the steps each takes: the name, or it and the names after it joined by
+    dots (a ConfigMap's ``data.catalog.builtin`` is key ``catalog.builtin``)."""
+    names: dict[str, int] = {}
+    joined = ""
+    for taken, step in enumerate(path[at:], 1):
+        if not isinstance(step, str):
+            break
+        joined = f"{joined}.{step}" if joined else step
+        names[joined] = taken
+    return names
+
+
+def _key(events: Iterator[Any], names: dict[str, int]) -> tuple[int, Any, int] | None:
+    """In a mapping: the line of the first key among ``names``, its value's first event and the steps it takes;
+    None once the mapping ends."""
     from yaml import events as ev
 
     while True:
         key = next(events)
         if isinstance(key, ev.MappingEndEvent):
             return None
-        if isinstance(key, ev.ScalarEvent) and key.value == name:
-            return _line(key), next(events)
+        if isinstance(key, ev.ScalarEvent) and key.value in names:
+            return _line(key), next(events), names[key.value]
         _skip(events, key)
         _skip(events, next(events))
 
 
-def _item(events: Iterator[Any], index: int) -> tuple[int, Any] | None:
+def _item(events: Iterator[Any], index: int) -> tuple[int, Any, int] | None:
     """In a sequence: the line of item ``index`` and its first event; None once the sequence ends."""
     from yaml import events as ev
 
@@ -79,7 +95,7 @@ def _item(events: Iterator[Any], index: int) -> tuple[int, Any] | None:
             return None
         _skip(events, item)
     item = next(events)
-    return None if isinstance(item, ev.SequenceEndEvent) else (_line(item), item)
+    return None if isinstance(item, ev.SequenceEndEvent) else (_line(item), item, 1)
 
 
 def _line(event: Any) -> int:
@@ -98,3 +114,66 @@ def _skip(events: Iterator[Any], first: Any) -> None:
             depth += 1
         elif isinstance(event, ev.CollectionEndEvent):
             depth -= 1
+
+
+# --- a field's line in a file kpt read: KRM mode, where only the item's path and index annotations are given ---
+
+Identity = tuple[str, str, str]  # kind, namespace, name
+MAX_FILE_BYTES: Final = 64 << 20  # a larger file is not read again for a line
+# what makes a directory a package whose files may be read again: kpt's, or a kustomization's root (kustomize
+# runs a legacy exec plugin there, and its origin annotations are relative to it)
+PACKAGE_FILES: Final = ("Kptfile", "kustomization.yaml", "kustomization.yml", "Kustomization")
+
+
+def document_field_line(text: str, start: int, end: int, path: str) -> int | None:
+    """The 1-based line in ``text`` of field ``path`` in the document whose root node spans ``start:end``
+    (its first line when the field is not found)."""
+    begin = text.rfind("\n", 0, start) + 1
+    first = text.count("\n", 0, begin) + 1
+    offset = field_line(text[begin:end], path) if path else None
+    return first + (offset or 0)
+
+
+def line_in_package(root: str, file: str, index: int | None, identity: Identity, path: str,
+                    cache: dict[str, Any]) -> int | None:
+    """The 1-based line of field ``path`` of the object ``identity`` in ``file`` of the package at ``root`` (an
+    absolute path holding one of :data:`PACKAGE_FILES`), read again from disk (:func:`object_field_line`).
+    None when the file is outside the package, unreadable or too large. ``cache``: each file read once a run."""
+    from pathlib import Path
+
+    if file not in cache:
+        cache[file] = _package_documents(Path(root), file)
+    read = cache[file]
+    return None if read is None else object_field_line(read[0], read[1], identity, path, index)
+
+
+def object_field_line(text: str, docs: list[Any], identity: Identity, path: str,
+                      index: int | None = None) -> int | None:
+    """The 1-based line of field ``path`` of the object ``identity`` (kind, namespace, name) among ``docs``, the
+    documents of ``text``: the document at ``index`` when it is that object, else the first that is (one
+    without a namespace is the object in any: kustomize may have set it). None when none is."""
+    order = ([docs[index]] if index is not None and 0 <= index < len(docs) else []) + docs
+    doc = next((d for d in order if _identity(d.value) in (identity, (identity[0], "", identity[2]))), None)
+    return None if doc is None else document_field_line(text, doc.start, doc.end, path)
+
+
+def _package_documents(root: Any, file: str) -> tuple[str, list[Any]] | None:
+    from krm_fn.errors import InputError
+    from krm_fn.io.inputs import read_stream
+
+    try:
+        if not root.is_absolute() or not any((root / name).is_file() for name in PACKAGE_FILES):
+            return None
+        target = (root / file).resolve()
+        if not target.is_relative_to(root.resolve()) or target.stat().st_size > MAX_FILE_BYTES:
+            return None
+        return read_stream(target.read_text(encoding="utf-8"))
+    except (OSError, ValueError, RuntimeError, InputError):
+        return None
+
+
+def _identity(value: Any) -> Identity | None:
+    if not isinstance(value, dict) or not isinstance(value.get("metadata"), dict):
+        return None
+    md = value["metadata"]
+    return str(value.get("kind", "")), str(md.get("namespace") or ""), str(md.get("name", ""))

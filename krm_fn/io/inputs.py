@@ -46,12 +46,14 @@ class Source:
     """One input of the stream modes, as the edge read it: its bytes, the name messages give it (the path as
     given, a file found under a directory, or ``stdin``), whether it was found by walking a directory
     (where kustomize's and kpt's own files are skipped: :mod:`krm_fn.stream`), and whether it is a file
-    (results name files; stdin, a kustomize plugin's only input, they do not)."""
+    (results name files; stdin, a kustomize plugin's only input, they do not). ``listed``: the text results'
+    lines are counted in, when it is not ``data`` (the user's file that kustomize's copy of a config came from)."""
 
     name: str
     data: bytes
     in_directory: bool = False
     is_file: bool = True
+    listed: bytes | None = None
 
 
 class Skipped:
