@@ -139,3 +139,18 @@ def test_a_volume_object_of_the_cluster_not_given_is_one_line_per_vm_with_the_wa
         f'kubevirt-krm: error: VirtualMachine apps/win ({vms} line {win}) spec.instancetype.inferFromVolume: '
         f'persistentvolumeclaims "win2k22-upload" not found:']
     assert all(line.endswith('config.kubernetes.io/local-config: "true" among the inputs') for line in lines)
+
+
+def test_the_comments_at_the_top_of_a_file_are_kept(tmp_path: Path) -> None:
+    """Issue 38, point 4: the quick start's header comment is printed above its VM, and a render of the output
+    prints the same bytes (kpt and `check` feed the output back)."""
+    from tests.builders import REPO
+
+    quickstart = REPO / "examples" / "quickstart"
+    header = (quickstart / "vms.yaml").read_text().split("apiVersion:")[0]
+    assert header.startswith("# ")
+    first = run_fn([str(quickstart / "fn-config.yaml"), str(quickstart / "vms.yaml")])
+    assert first.returncode == 0 and first.stdout.decode().startswith(header + "apiVersion: kubevirt.io/v1\n")
+    (tmp_path / "out.yaml").write_bytes(first.stdout)
+    again = run_fn([str(quickstart / "fn-config.yaml"), str(tmp_path / "out.yaml")])
+    assert again.returncode == 0 and again.stdout == first.stdout

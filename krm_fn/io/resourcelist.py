@@ -18,7 +18,7 @@ from krm_fn.io.document import Document
 from krm_fn.io.emitter import Emitter
 from krm_fn.io.fastload import load_plain, load_resource_list
 from krm_fn.io.inputs import Joined, Skipped, Source, keep_whole_lines, read_documents, without_document_boms
-from krm_fn.io.source import Origin, Read, Unusable
+from krm_fn.io.source import Origin, Read, Unusable, head_comment
 from krm_fn.io.verify import check_emitted
 from krm_fn.io.write import OutItem, shared_values, write_items
 from krm_fn.kube.api import INSTANCETYPE_GROUP, RESOURCE_LIST_API_VERSION, RESOURCE_LIST_KIND, TYPE_KINDS
@@ -220,8 +220,12 @@ def parse_sources(sources: Sequence[Source], skip: Skipped, fast: bool = True) -
             docs = keep_whole_lines(text, read_documents(text, fast=fast)[0])
         except InputError as exc:
             raise InputError(f"{source.name}: {exc.message}") from None
-        for index, d in enumerate([d for d in docs if d.value is not None]):  # empty documents are not counted
+        after: int | None = 0  # where the document before ends (None: not known): the comment lines between are
+        for index, d in enumerate([d for d in docs if d.value is not None]):  # the next one's head
             value = d.value
+            spanned = d.end > d.start
+            head = head_comment(text, after, d.start) if spanned and after is not None else ""
+            after = d.end if spanned else None
             if skip.covers(source, value):
                 continue
             origin = Origin(source.name, index, at, at + d.start, source.is_file)
@@ -250,6 +254,8 @@ def parse_sources(sources: Sequence[Source], skip: Skipped, fast: bool = True) -
             read.origins[id(value)] = origin
             if d.end > d.start:
                 read.source[id(value)] = (at + d.start, at + d.end, d.column)
+            if head:
+                read.heads[id(value)] = head
     read.originals = list(rl.items)
     return rl
 

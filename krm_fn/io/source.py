@@ -54,8 +54,8 @@ class Read:
     """How a list was read: its text and each item's span in it (source text written back as it stands), the
     items as read (their ids key the spans), each stream item's origin, and the ResourceList's other keys."""
 
-    __slots__ = ("text", "api_version", "extra", "source", "originals", "origins", "unusable", "_by_identity",
-                 "_directives")
+    __slots__ = ("text", "api_version", "extra", "source", "originals", "origins", "heads", "unusable",
+                 "_by_identity", "_directives")
 
     def __init__(self, text: str, api_version: str = RESOURCE_LIST_API_VERSION, extra: Obj | None = None) -> None:
         self.text = text
@@ -64,6 +64,7 @@ class Read:
         self.source: dict[int, tuple[int, int, int]] = {}  # id(item) -> (start, end, column) of its node in text
         self.originals: list[Any] = []  # the objects `source` refers to, kept alive so their ids stay unique
         self.origins: dict[int, Origin] = {}  # id(item) -> where it came from (the stream modes' inputs)
+        self.heads: dict[int, str] = {}  # id(item) -> the comment lines above its document (stream inputs)
         self.unusable: list[Unusable] = []  # items set aside at parsing, in input order
         self._by_identity: dict[tuple[str, ...], Any] | None = None
         self._directives: bool | None = None
@@ -136,6 +137,18 @@ def identities(obj: Any) -> list[tuple[str, ...]]:
     # a nameless object (generateName) is no one object: several may share its id, so it is not matched by it
     own: list[tuple[str, ...]] = [object_id(obj)] if name_of(obj) else []
     return [("id", str(kpt_id)), *own] if kpt_id else own
+
+
+def head_comment(text: str, start: int, end: int) -> str:
+    """The comment lines of ``text[start:end]``, the gap between a document's root node and the one before it
+    (or its input's start), from the first comment line to the last, without ``---``, ``...`` and directive
+    lines: what a stream output writes above the document again (comments at the top of a file are kept)."""
+    gap = text[start:end]
+    if "#" not in gap:
+        return ""
+    lines = [line for line in gap.split("\n")[:-1] if not line.startswith(("---", "...", "%"))]
+    marks = [i for i, line in enumerate(lines) if line.lstrip().startswith("#")]
+    return "\n".join(lines[marks[0]:marks[-1] + 1]) + "\n" if marks else ""
 
 
 def as_document_text(text: str, start: int, end: int, column: int) -> str | None:

@@ -10,7 +10,7 @@ run (``WriteError``).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from krm_fn.io.emitter import Emitter
 from krm_fn.io.source import Read, as_document_text, item_as_entry
@@ -48,11 +48,17 @@ def _item_text(read: Read, e: Emitter, item: OutItem, as_entry: bool, reads: Rea
         return item.text
     source = read.source_text(item, as_entry)
     if source is None:
-        return _changed_text(read, e, item, as_entry, reads, owner, splice)
+        text = _changed_text(read, e, item, as_entry, reads, owner, splice)
+        return _with_head(read, read.original_of(item), text) if read.heads and not as_entry else text
     text, trusted = source
     if not trusted:
         reads.add(text if as_entry else item_as_entry(text), item, owner)
-    return text
+    return _with_head(read, item, text) if read.heads and not as_entry else text
+
+
+def _with_head(read: Read, original: Any, text: str) -> str:
+    """A document's text under the comment lines that were above its original in a stream input."""
+    return read.heads.get(id(original), "") + text
 
 
 def _changed_text(read: Read, e: Emitter, item: Obj, as_entry: bool, reads: ReadBacks, owner: int,

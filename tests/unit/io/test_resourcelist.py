@@ -141,8 +141,30 @@ def test_stream_round_trip_and_list_unwrapping() -> None:
     rl = parse_stream(text)
     assert [i["kind"] for i in rl.items] == ["ConfigMap", "Secret"]
     out = dump_stream(rl, rl.items)
-    assert out.startswith("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\ndata: {x: 'y'}\n---\n")
+    assert out.startswith("# c\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\ndata: {x: 'y'}\n---\n")
     assert yaml.safe_load_all(out) is not None and len(list(yaml.safe_load_all(out))) == 2
+
+
+HEADED = ("# the file's header\n\n# and more\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n"
+          "---\n# b's comment\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: b\n")
+
+
+def test_the_comments_above_a_document_are_written_above_it_again() -> None:
+    """Issue 38, point 4: a stream output keeps the comments at the top of a file and above each document (the
+    blank line between two comment lines too), without the ``---``; written again, nothing changes."""
+    rl = parse_stream(HEADED)
+    out = dump_stream(rl, rl.items)
+    assert out == HEADED.replace("# and more\n---\n", "# and more\n")
+    again = parse_stream(out)
+    assert dump_stream(again, again.items) == out
+
+
+def test_a_changed_document_keeps_its_comments() -> None:
+    rl = parse_stream(HEADED)
+    changed = [{**item, "data": {"k": "v"}} for item in rl.items]
+    out = dump_stream(rl, changed)
+    assert out.startswith("# the file's header\n\n# and more\napiVersion: v1\n")
+    assert "---\n# b's comment\napiVersion: v1\n" in out and out.count("data:\n  k: v\n") == 2
 
 
 def test_stream_items_become_resource_list_entries() -> None:
