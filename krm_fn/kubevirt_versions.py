@@ -1,5 +1,5 @@
 """What differs between the KubeVirt releases our output can be for (``VirtualMachineRenderer``
-``spec.kubevirtVersion``), as one table. Documented in README.md ("Target KubeVirt version") and docs/revisions.md.
+``spec.kubevirtVersion``), as one table. Documented in docs/reference.md ("Builtin catalog versions and the target KubeVirt version") and docs/revisions.md.
 
 * ``object_version``: the ``instancetype.kubevirt.io/object-version`` label (and name part) of the
   ControllerRevisions the release's VM controller stores and expects (``v1beta1`` so far; KubeVirt plans ``v1``).

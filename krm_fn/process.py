@@ -259,7 +259,7 @@ class Ran(NamedTuple):
 
 def _splices(rl: ResourceList, options: Options) -> bool:
     """Whether changed items are spliced into their source text: not in expand mode, where every VM the renderer
-    changes is its expansion, written fresh (README, "YAML fidelity")."""
+    changes is its expansion, written fresh (docs/reference.md, "YAML fidelity")."""
     try:
         config = load(rl.function_config, force_kind=options.force_kind)
     except ConfigError:

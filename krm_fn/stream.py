@@ -198,7 +198,7 @@ def _at_field(text: str, starts: list[int], result: Result, origin: Origin | Fil
 # back, and per-vm revisions triple them: past a few thousand the build takes minutes while our own part stays
 # linear (``bench/pipelines.py``, the pipelines section of ``bench/last-run.txt``). ``kpt fn render`` grows
 # linearly; the same render piped (``kubectl kustomize DIR | kubevirt-krm CONFIG.yaml -``) avoids the plugin's
-# share. README, "Which route for which fleet size".
+# share. docs/reference.md, "Which route for which fleet size".
 
 PLUGIN_ENV: Final = "KUSTOMIZE_PLUGIN_CONFIG_STRING"  # set by kustomize for a legacy exec plugin
 # Resources handed back to kustomize above which the legacy plugin route passes ~30 s and ~10x the kpt route
@@ -226,5 +226,6 @@ def legacy_plugin_warning(inputs: Sequence[Any], outputs: int,
         f"handling of a plugin's output grows quadratically with the number of resources (above {limit} this "
         "route takes minutes): render the kustomization without the transformer and pipe it, `kubectl kustomize "
         "DIR | kubevirt-krm CONFIG.yaml -`, or use `kpt fn render`, which grows linearly; shared revisions "
-        "(`revisions.scope: shared`) hand back a third as many (README, \"Which route for which fleet size\")",
+        "(`revisions.scope: shared`) hand back a third as many "
+        "(docs/reference.md, \"Which route for which fleet size\")",
         "warning")

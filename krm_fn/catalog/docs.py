@@ -47,7 +47,7 @@ generated objects and can't be written by hand. Every object is generated as a c
 kind unless `spec.scope` says otherwise.
 
 A catalog with `versions` generates the one `spec.version` names; without `spec.version`, a builtin is the
-version the target KubeVirt release deploys (the table in the top-level README, "Target KubeVirt version"), a
+version the target KubeVirt release deploys (the table in docs/reference.md, "Builtin catalog versions and the target KubeVirt version"), a
 file is the catalog as written. The tables below show each builtin as written.
 """
 

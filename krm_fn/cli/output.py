@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 
 
 # every stderr line starts with the program's name, then its severity: "kubevirt-krm: error: ..." (one voice
-# for problems of the run and for results, README "Exit codes and errors")
+# for problems of the run and for results, docs/reference.md "Exit codes and errors")
 PREFIX = "kubevirt-krm: "
 
 

@@ -62,9 +62,8 @@ functionConfig (apiVersion: kubevirt-krm.dev/v1alpha1):
     spec.migrate: true              rewrite legacy flavor/v1alpha objects to v1beta1 first
     spec.validateOutput: true       validate every emitted object against the KubeVirt schema
     spec.templateParameters: [NAME=value]   values for VirtualMachineTemplate / OpenShift Template parameters
-    spec.stored: true               write what KubeVirt's VM mutating webhook stores on create
-    spec.capacity: {report: true, completeObjects: true}   launcher pods per namespace against its quotas
                                     (over the templates' own; the VMs they make are checked)
+    spec.capacity: {report: true, completeObjects: true}   launcher pods per namespace against its quotas
     spec.stored: true               write what KubeVirt's VM mutating webhook stores on create (architecture,
                                     machine type, firmware uuid/serial from namespace/name, PCI topology)
     spec.cluster:                   the cluster's configuration, shorthand for a KubeVirt item's
