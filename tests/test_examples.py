@@ -52,3 +52,27 @@ def test_example_is_idempotent(pkg: Path) -> None:
     second, _ = render(pkg, again_input)
     rl2 = parse_resource_list(second.decode())
     assert dump_resource_list(rl2, rl2.items, []) == again_input.decode()
+
+
+@pytest.mark.parametrize("pkg", EXAMPLES, ids=lambda p: p.name)
+def test_kpt_skips_the_expected_output(pkg: Path) -> None:
+    """Issue 38: `kpt fn eval` on an example folder read `.expected/` as resources and failed; each folder's
+    .krmignore leaves it out."""
+    assert ".expected" in (pkg / ".krmignore").read_text().split(), pkg
+
+
+@pytest.mark.integration
+def test_kpt_fn_eval_runs_on_an_example_folder(tmp_path: Path) -> None:
+    import shutil
+    import subprocess
+
+    from tests.integration_support import require_tool, tool_env
+
+    kpt = require_tool("kpt", "needed for the kpt integration tests")
+    pkg = tmp_path / "catalog-common"
+    shutil.copytree(REPO / "examples" / "catalog-common", pkg)
+    proc = subprocess.run([kpt, "fn", "eval", "--exec", "kubevirt-krm", "--fn-config", "fn-config.yaml", "-o",
+                           "stdout", "."], cwd=pkg, env=tool_env(tmp_path), capture_output=True, text=True,
+                          timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert "kind: VirtualMachineClusterInstancetype" in proc.stdout
