@@ -76,3 +76,51 @@ def test_usage_errors_exit_2(tmp_path: Path) -> None:
         proc = run_fn(args)
         assert proc.returncode == 2, args
         assert proc.stderr.decode().count("\n") == 1 and b"Traceback" not in proc.stderr
+
+
+def _declare(config: Path, output: str, inputs: str | None = None) -> None:
+    """Annotate a config with the file its render is committed to (and its inputs), relative to it."""
+    obj = yaml.safe_load(config.read_text(encoding="utf-8"))
+    annotations = obj["metadata"].setdefault("annotations", {})
+    annotations["kubevirt-krm.dev/output"] = output
+    if inputs is not None:
+        annotations["kubevirt-krm.dev/inputs"] = inputs
+    config.write_text(yaml.safe_dump(obj), encoding="utf-8")
+
+
+def test_without_arguments_every_declared_render_is_checked(tmp_path: Path) -> None:
+    """What a pre-commit hook without arguments runs: the configs annotated with their output, found under the
+    current directory (paths relative to each config; hidden directories not searched)."""
+    (tmp_path / "vms").mkdir()
+    config, src, out = _repo(tmp_path / "vms")
+    _declare(config, "rendered.yaml", "src/")
+    catalog = tmp_path / "catalog" / "catalog.yaml"
+    catalog.parent.mkdir()
+    catalog.write_text(yaml.safe_dump({"apiVersion": "kubevirt-krm.dev/v1alpha1", "kind": "InstancetypeCatalog",
+                                       "metadata": {"name": "c"},
+                                       "spec": {"builtin": "classic", "include": {"series": ["m"]}}}))
+    _declare(catalog, "out/instancetypes.yaml")
+    (tmp_path / "catalog" / "out").mkdir()
+    hidden = tmp_path / ".hidden"
+    hidden.mkdir()
+    (hidden / "render.yaml").write_text(config.read_text().replace("rendered.yaml", "never.yaml"))
+    assert run_fn([str(config), str(src), "--output", str(out)]).returncode == 0
+    assert run_fn([str(catalog), "--output", str(catalog.parent / "out" / "instancetypes.yaml")]).returncode == 0
+
+    proc = run_fn(["check"], cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr.decode().splitlines() == [
+        "kubevirt-krm: check: catalog/out/instancetypes.yaml is what the render gives",
+        "kubevirt-krm: check: vms/rendered.yaml is what the render gives"]
+    _repo(tmp_path / "vms", "u1.large")  # the source VM edited, not re-rendered (the config written again)
+    _declare(config, "rendered.yaml", "src/")
+    proc = run_fn(["check"], cwd=tmp_path)
+    assert proc.returncode == 1 and "+    name: u1.large\n" in proc.stdout.decode()
+    assert "run kubevirt-krm vms/render.yaml vms/src --output vms/rendered.yaml and commit it" in proc.stderr.decode()
+
+
+def test_without_arguments_and_nothing_declared_is_a_usage_error(tmp_path: Path) -> None:
+    _repo(tmp_path)
+    proc = run_fn(["check"], cwd=tmp_path)
+    assert proc.returncode == 2 and proc.stderr.decode().count("\n") == 1
+    assert b"is annotated kubevirt-krm.dev/output" in proc.stderr

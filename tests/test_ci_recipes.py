@@ -72,6 +72,27 @@ def test_the_pre_commit_hook_gates_the_render(tmp_path: Path, wheelhouse: Path) 
     assert failed.returncode == 1 and "rendered/vms.yaml is not what the render gives" in failed.stdout, failed.stdout
 
 
+def test_pre_commit_try_repo_checks_the_declared_renders(tmp_path: Path, wheelhouse: Path) -> None:
+    """``pre-commit try-repo`` runs a hook with no arguments: the check finds the render the config declares
+    (its kubevirt-krm.dev/output and inputs annotations)."""
+    tool = require_tool("pre-commit", "the pre-commit hook test")
+    env = _env(tmp_path, wheelhouse)
+    root = _repository(tmp_path / "repo")
+    config = yaml.safe_load((root / "render.yaml").read_text(encoding="utf-8"))
+    config["metadata"].setdefault("annotations", {}).update(
+        {"kubevirt-krm.dev/output": "rendered/vms.yaml", "kubevirt-krm.dev/inputs": "vms/"})
+    (root / "render.yaml").write_text(yaml.safe_dump(config), encoding="utf-8")
+    _git(root, env, "init", "-q")
+    _git(root, env, "add", ".")
+    run = [tool, "try-repo", str(REPO), "kubevirt-krm-check", "--all-files", "--color", "never"]
+    first = subprocess.run(run, cwd=root, env=env, capture_output=True, text=True, timeout=600)
+    assert first.returncode == 0, first.stdout + first.stderr
+    (root / "vms" / "web.yaml").write_text(web_vm_text("u1.large"), encoding="utf-8")  # edited, not re-rendered
+    _git(root, env, "add", ".")
+    failed = subprocess.run(run, cwd=root, env=env, capture_output=True, text=True, timeout=600)
+    assert failed.returncode == 1 and "rendered/vms.yaml is not what the render gives" in failed.stdout, failed.stdout
+
+
 def _script(lines: str, root: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
     return subprocess.run(["bash", "-c", lines], cwd=root, env=env, capture_output=True, text=True, timeout=600)
 

@@ -7,36 +7,113 @@ Different (or FILE missing): a unified diff on stdout (Git's FILE first), one li
 re-render, exit 1.
 A render with errors prints them as the render would and exits 1: there is nothing to compare.
 Unusable input or usage: exit 2.
+
+``kubevirt-krm check`` without arguments checks every render the repository declares: each config file under
+the current directory (hidden directories left out) annotated ``kubevirt-krm.dev/output: FILE`` and, when it
+reads inputs, ``kubevirt-krm.dev/inputs: PATH...``, both relative to the config file. That is what a pre-commit
+hook without arguments runs (``pre-commit try-repo``).
 """
 
 from __future__ import annotations
 
 import difflib
+import os
 import shlex
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Final, NamedTuple
 
 from krm_fn.cli.arguments import asks_for_help, split
 from krm_fn.cli.modes import config_file, rendered_stream
 from krm_fn.cli.output import PREFIX, die, err, print_text, report, stdout_bytes, write
 
-USAGE = "usage: kubevirt-krm check CONFIG.yaml [INPUT...] --output FILE"
+USAGE = "usage: kubevirt-krm check [CONFIG.yaml [INPUT...] --output FILE]"
+ANN_OUTPUT: Final = "kubevirt-krm.dev/output"
+ANN_INPUTS: Final = "kubevirt-krm.dev/inputs"
 HELP = f"""{USAGE}
 
 Fail when FILE (a render committed to Git) is not what rendering INPUT... with CONFIG.yaml gives now: the same
 render as `kubevirt-krm CONFIG.yaml INPUT... --output FILE`, compared byte for byte with FILE (no INPUT: a
 generator's run on nothing, such as a catalog).
 
+Without arguments: every render the repository declares, that is each config file under the current directory
+annotated {ANN_OUTPUT}: FILE (and {ANN_INPUTS}: PATH..., whitespace-separated), paths relative to the
+config file. Hidden directories are not searched.
+
 Exit 0: FILE is up to date; 1: it is not (a unified diff on stdout, how to re-render on stderr), or the render
 has errors (printed as the render prints them); 2: usage error or unusable input."""
 
 
 def check(args: list[str]) -> int:
-    from krm_fn.errors import InputError
-
     if asks_for_help(args):
         print_text(HELP + "\n")
         return 0
+    if not args:
+        return _check_declared(Path("."))
     operands, target = _arguments(args)
+    return _check(operands, target)
+
+
+class Declared(NamedTuple):
+    """A render a config file declares: the config, its inputs and its output, as paths from the cwd."""
+
+    config: str
+    inputs: list[str]
+    output: Path
+
+
+def _check_declared(root: Path) -> int:
+    """Each declared render checked in turn (the worst exit code); none declared is a usage error."""
+    renders = list(declared(root))
+    if not renders:
+        die(f"no config file under {root.resolve()} is annotated {ANN_OUTPUT}: name one "
+            f"({USAGE}), or annotate each config with the file its render is committed to", 2)
+    return max(_check([r.config, *r.inputs], r.output) for r in renders)
+
+
+def declared(root: Path) -> Iterator[Declared]:
+    """The renders declared under ``root``, in path order: YAML files holding one object whose annotations
+    name its output (:data:`ANN_OUTPUT`)."""
+    import yaml
+
+    for path in _yaml_files(root):
+        try:
+            data = path.read_bytes()
+        except OSError as exc:
+            die(f"cannot read {path}: {exc.strerror}", 2)
+        if ANN_OUTPUT.encode() not in data:
+            continue
+        try:
+            docs = [d for d in yaml.load_all(data, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)) if d]
+        except yaml.YAMLError:
+            continue  # not a config of ours to find; the render reads its own files
+        annotations = _annotations(docs[0]) if len(docs) == 1 else {}
+        output = annotations.get(ANN_OUTPUT)
+        if isinstance(output, str) and output:
+            here = path.parent
+            inputs = str(annotations.get(ANN_INPUTS) or "").split()
+            yield Declared(str(path), [os.path.normpath(here / i) for i in inputs],
+                           Path(os.path.normpath(here / output)))
+
+
+def _annotations(doc: object) -> dict[str, object]:
+    metadata = doc.get("metadata") if isinstance(doc, dict) else None
+    annotations = metadata.get("annotations") if isinstance(metadata, dict) else None
+    return annotations if isinstance(annotations, dict) else {}
+
+
+def _yaml_files(root: Path) -> Iterator[Path]:
+    for directory, subdirectories, files in os.walk(root):
+        subdirectories[:] = sorted(d for d in subdirectories if not d.startswith("."))
+        for name in sorted(files):
+            if name.endswith((".yaml", ".yml")):
+                yield Path(directory) / name
+
+
+def _check(operands: list[str], target: Path) -> int:
+    """One render checked against ``target``."""
+    from krm_fn.errors import InputError
+
     try:
         config, base = config_file(Path(operands[0]), operands[0])
         out = rendered_stream(config, base, operands[1:], b"", False)
