@@ -72,8 +72,8 @@ def nothing_read(names: Sequence[str]) -> Result:
 
 
 def with_config_file(results: list[Result], config: Obj, name: str, text: str) -> list[Result]:
-    """The results about the function config name the input it came from (``config file cfg.yaml``) and the
-    line of their field in ``text``, the file's (the config's document in it)."""
+    """The results about the function config name the input it came from (``config file cfg.yaml``) and, for a
+    result about a field, the field's line in ``text``, the file's (the config's document in it)."""
     from krm_fn.io.fieldline import object_field_line
     from krm_fn.io.inputs import read_stream
 
@@ -88,7 +88,7 @@ def with_config_file(results: list[Result], config: Obj, name: str, text: str) -
     identity = (ref.kind, ref.namespace or "", ref.name)
 
     def at(r: Result) -> FileRef:
-        line = object_field_line(read[0], read[1], identity, r.field_path or "") if read is not None else None
+        line = object_field_line(read[0], read[1], identity, r.field_path) if read and r.field_path else None
         return FileRef(name, line=line)
 
     return [r._replace(file=at(r)) if r in mine else r for r in results]

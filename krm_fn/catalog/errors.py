@@ -24,8 +24,9 @@ def keypath(path: FieldPath) -> str:
 class CatalogError(FnError):
     """A catalog (or the ``InstancetypeCatalog`` selection) is unusable.
 
-    ``problems`` holds ``(file, key path, message)`` triples; the message has one line per problem:
-    ``catalog/my.yaml: series.cx.sizes[2].memory: must be a quantity like 4Gi, got 'lots'``.
+    ``problems`` holds ``(file, key path, message)`` triples, the file with the key's line when it is known; the
+    message has one line per problem:
+    ``catalog/my.yaml line 7: series.cx.sizes[2].memory: must be a quantity like 4Gi, got 'lots'``.
     """
 
     def __init__(self, problems: list[tuple[str, FieldPath, str]]) -> None:

@@ -110,6 +110,18 @@ def parse_parameters(items: tuple[str, ...]) -> dict[str, str]:
     return out
 
 
+def _located(text: str, source: str, problems: list[tuple[FieldPath, str]]) -> CatalogError:
+    """The problems of the catalog file ``source``, each naming the line of its key in ``text`` (as far as the
+    file holds the key path). A version's patched catalog is given no text: its keys are not the file's."""
+    from krm_fn.io.fieldline import steps_line
+
+    def where(path: FieldPath) -> str:
+        line = steps_line(text, path) if path else None
+        return source if line is None else f"{source} line {line + 1}"
+
+    return CatalogError([(where(path), path, message) for path, message in problems])
+
+
 def load_text(text: str, source: str, default_name: str, parameters: Mapping[str, str] | None = None,
               version: str | None = None, default_version: str | None = None,
               parsed: tuple[Any, list[tuple[FieldPath, str]]] | None = None) -> Catalog:
@@ -122,15 +134,15 @@ def load_text(text: str, source: str, default_name: str, parameters: Mapping[str
         parsed = yamlsrc.load(text)
     data, parse_problems = parsed
     if parse_problems:
-        raise CatalogError([(source, path, message) for path, message in parse_problems])
+        raise _located(text, source, parse_problems)
     c = Checker()
     top = c.mapping(data, (), TOP_KEYS)
     if top is None:
-        raise CatalogError([(source, path, message) for path, message in c.problems])
+        raise _located(text, source, c.problems)
     before = len(c.problems)
     offered = catalog_versions.parse(c, top.get("versions"), top, PATCHABLE_KEYS)
     if len(c.problems) > before:  # a broken version would only cascade
-        raise CatalogError([(source, path, message) for path, message in c.problems])
+        raise _located(text, source, c.problems)
     chosen: Version | None = None
     label = version  # a catalog without versions: spec.version is the label value
     if "versions" in top:
@@ -142,7 +154,7 @@ def load_text(text: str, source: str, default_name: str, parameters: Mapping[str
     values = _parameter_values(params, parameters or {}, source_of_problems)
     top = {k: (v if k == "parameters" else _substitute(c, v, (k,), values)) for k, v in top.items()}
     if c.problems:  # unresolved ${...} would only cascade into follow-up errors
-        raise CatalogError([(source_of_problems, path, message) for path, message in c.problems])
+        raise _located(text if chosen is None else "", source_of_problems, c.problems)
 
     name = c.string(top["name"], ("name",)) if "name" in top else default_name
     description = c.string(top["description"], ("description",)) if "description" in top else ""
@@ -163,7 +175,7 @@ def load_text(text: str, source: str, default_name: str, parameters: Mapping[str
     preferences = catalog_overrides.apply(overrides, preferences)
     _unique_names(c, instancetypes)
     if c.problems:
-        raise CatalogError([(source_of_problems, path, message) for path, message in c.problems])
+        raise _located(text if chosen is None else "", source_of_problems, c.problems)
     return Catalog(name or default_name, source, description or "", tuple(params.values()), tuple(series),
                    tuple(instancetypes), tuple(preferences), tuple(v for v, _ in offered.values()),
                    chosen.name if chosen is not None else None, label)

@@ -9,7 +9,7 @@ PyYAML is imported on the first call (a run without a result about a field does 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any, Final
 
 _STEP: Final = re.compile(r"\.?([^.\[\]]+)|\[([^\]]*)\]")
@@ -26,11 +26,16 @@ def steps(path: str) -> list[str | int]:
 def field_line(document: str, path: str) -> int | None:
     """The 0-based line, counted from the start of ``document`` (one document's text), of the deepest part of
     ``path`` the document holds; None when it holds none of it or cannot be read."""
+    return steps_line(document, steps(path))
+
+
+def steps_line(document: str, path: Sequence[str | int]) -> int | None:
+    """:func:`field_line` of a path given as its steps (a catalog problem's key path)."""
     import yaml
 
     try:
         events = yaml.parse(document, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
-        return _follow(events, steps(path))
+        return _follow(events, list(path))
     except (yaml.YAMLError, StopIteration):  # not YAML, or no node in it
         return None
 

@@ -16,6 +16,7 @@ from krm_fn.catalog.errors import CatalogError
 from krm_fn.catalog.generate import generate
 
 from krm_fn.catalog.spec import CatalogSpec
+from krm_fn.io.fieldline import steps
 
 VALID = """\
 sizes:
@@ -127,9 +128,15 @@ CASES = [
 @pytest.mark.parametrize(("old", "new", "expected"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])
 def test_one_clear_error(write_catalog: Callable[[str, str], Path], old: str, new: str, expected: str) -> None:
     assert old in VALID
-    errors = run(write_catalog, VALID.replace(old, new, 1))
+    text = VALID.replace(old, new, 1)
+    errors = run(write_catalog, text)
     assert len(errors) == 1, errors
-    assert errors[0].startswith("catalog/my.yaml: "), errors
+    # the file and the line of the problem's key (issue 38): a line of the file that holds a step of its path
+    named = re.match(r"catalog/my\.yaml:? line (\d+): (?:(\S+): )?", errors[0])
+    assert named is not None, errors
+    line = text.splitlines()[int(named.group(1)) - 1]
+    path = [str(step).strip('"') for step in steps(named.group(2) or "")]
+    assert not path or any(step in line for step in path), (line, errors[0])
     assert re.search(expected, errors[0]), errors[0]
 
 
@@ -145,7 +152,8 @@ def test_problems_are_structured(write_catalog: Callable[[str, str], Path]) -> N
     path = write_catalog(VALID.replace("[virtio]", "[virtoi]"), "catalog/my.yaml")
     with pytest.raises(CatalogError) as info:
         generate(CatalogSpec(path="catalog/my.yaml"), path.parent.parent)
-    assert info.value.problems == [("catalog/my.yaml", ("preferences", "my.linux", "use", 0),
+    line = VALID.splitlines().index(next(x for x in VALID.splitlines() if "my.linux:" in x)) + 1
+    assert info.value.problems == [(f"catalog/my.yaml line {line}", ("preferences", "my.linux", "use", 0),
                                     "unknown component 'virtoi'; did you mean 'virtio'?")]
 
 
