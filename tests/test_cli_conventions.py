@@ -259,3 +259,19 @@ def test_the_changelog_leads_with_this_version() -> None:
 
     first = re.search(r"(?m)^## (\S+)", (REPO / "CHANGELOG.md").read_text(encoding="utf-8"))
     assert first is not None and first.group(1) == __version__
+
+
+def test_the_function_metadata_names_this_version_and_its_examples() -> None:
+    """Issue 38, point 3: kpt's function catalog keeps a function's version in metadata.yaml (its image tag), as
+    kpt results have no place for it; the tag is the version --version prints."""
+    import yaml
+
+    from krm_fn import __version__
+    from tests.builders import REPO
+
+    metadata = yaml.safe_load((REPO / "metadata.yaml").read_text(encoding="utf-8"))
+    assert metadata["image"] == f"kubevirt-krm:{__version__}"
+    assert all((REPO / example / "README.md").is_file() for example in metadata["examplePackageURLs"])
+    assert metadata["license"] in (REPO / "pyproject.toml").read_text(encoding="utf-8")
+    proc = run_fn(["--version"])
+    assert proc.returncode == 0 and __version__ in proc.stdout.decode()
