@@ -72,6 +72,15 @@ def _one_line_at(stderr: str, file: str, line: int) -> None:
                     r"spec\.[\w.\[\]]+: ", errors[0]), (errors[0], line)
 
 
+def _folder(root: Path, marker: str, body: str, vms: str) -> Path:
+    """A folder with the quickstart's config, ``vms`` as vms.yaml, and ``marker`` (a Kptfile, a kustomization)."""
+    root.mkdir()
+    (root / marker).write_text(body)
+    (root / "fn-config.yaml").write_text((QUICKSTART / "fn-config.yaml").read_text())
+    (root / "vms.yaml").write_text(vms)
+    return root
+
+
 def test_there_are_ten_or_more_mistakes() -> None:
     assert len(MISTAKES) >= 10
 
@@ -103,11 +112,7 @@ pipeline:
 def test_kpt_fn_render(name: str, tmp_path: Path) -> None:
     kpt = require_tool("kpt", "needed for the kpt integration tests")
     text, line = _mistaken(name)
-    pkg = tmp_path / "pkg"
-    pkg.mkdir()
-    (pkg / "Kptfile").write_text(KPTFILE)
-    (pkg / "fn-config.yaml").write_text((QUICKSTART / "fn-config.yaml").read_text())
-    (pkg / "vms.yaml").write_text(text)
+    _folder(tmp_path / "pkg", "Kptfile", KPTFILE, text)
     proc = run([kpt, "fn", "render", "pkg", "--allow-exec", "--truncate-output=false"], tmp_path, tool_env(tmp_path))
     assert proc.returncode == 1
     _one_line_at(proc.stdout + proc.stderr, "vms.yaml", line)
@@ -130,11 +135,7 @@ def test_kubectl_kustomize_legacy_plugin(name: str, tmp_path: Path) -> None:
     home = tmp_path / "plugins"
     assert run_fn(["install-plugin", str(home)]).returncode == 0
     text, line = _mistaken(name)
-    app = tmp_path / "app"
-    app.mkdir()
-    (app / "kustomization.yaml").write_text(KUSTOMIZATION)
-    (app / "fn-config.yaml").write_text((QUICKSTART / "fn-config.yaml").read_text())
-    (app / "vms.yaml").write_text(text)
+    app = _folder(tmp_path / "app", "kustomization.yaml", KUSTOMIZATION, text)
     proc = subprocess.run([kubectl, "kustomize", "--enable-alpha-plugins", str(app)], capture_output=True,
                           text=True, env=tool_env(tmp_path, {"KUSTOMIZE_PLUGIN_HOME": str(home)}), timeout=300)
     assert proc.returncode != 0 and proc.stdout == ""
