@@ -8,11 +8,13 @@ PyYAML is imported on the first call (a run without a result about a field does 
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Iterator, Sequence
 from typing import Any, Final
 
 _STEP: Final = re.compile(r"\.?([^.\[\]]+)|\[([^\]]*)\]")
+_BREAK: Final = re.compile("\n")
 
 
 def steps(path: str) -> list[str | int]:
@@ -130,13 +132,18 @@ MAX_FILE_BYTES: Final = 64 << 20  # a larger file is not read again for a line
 PACKAGE_FILES: Final = ("Kptfile", "kustomization.yaml", "kustomization.yml", "Kustomization")
 
 
-def document_field_line(text: str, start: int, end: int, path: str) -> int | None:
+def document_field_line(text: str, start: int, end: int, path: str, breaks: list[int] | None = None) -> int:
     """The 1-based line in ``text`` of field ``path`` in the document whose root node spans ``start:end``
-    (its first line when the field is not found)."""
+    (its first line when the field is not found). ``breaks``: the offsets of the text's line breaks
+    (:func:`line_breaks`), for many documents of one text."""
     begin = text.rfind("\n", 0, start) + 1
-    first = text.count("\n", 0, begin) + 1
+    first = (bisect.bisect_left(breaks, begin) if breaks is not None else text.count("\n", 0, begin)) + 1
     offset = field_line(text[begin:end], path) if path else None
     return first + (offset or 0)
+
+
+def line_breaks(text: str) -> list[int]:
+    return [m.start() for m in _BREAK.finditer(text)]
 
 
 def line_in_package(root: str, file: str, index: int | None, identity: Identity, path: str,
@@ -149,20 +156,22 @@ def line_in_package(root: str, file: str, index: int | None, identity: Identity,
     if file not in cache:
         cache[file] = _package_documents(Path(root), file)
     read = cache[file]
-    return None if read is None else object_field_line(read[0], read[1], identity, path, index)
+    return None if read is None else object_field_line(read[0], read[1], identity, path, index, read[2])
 
 
-def object_field_line(text: str, docs: list[Any], identity: Identity, path: str,
-                      index: int | None = None) -> int | None:
+def object_field_line(text: str, docs: list[Any], identity: Identity, path: str, index: int | None = None,
+                      breaks: list[int] | None = None) -> int | None:
     """The 1-based line of field ``path`` of the object ``identity`` (kind, namespace, name) among ``docs``, the
     documents of ``text``: the document at ``index`` when it is that object, else the first that is (one
     without a namespace is the object in any: kustomize may have set it). None when none is."""
-    order = ([docs[index]] if index is not None and 0 <= index < len(docs) else []) + docs
-    doc = next((d for d in order if _identity(d.value) in (identity, (identity[0], "", identity[2]))), None)
-    return None if doc is None else document_field_line(text, doc.start, doc.end, path)
+    wanted = (identity, (identity[0], "", identity[2]))
+    at = [docs[index]] if index is not None and 0 <= index < len(docs) else []
+    doc = next((d for d in at if _identity(d.value) in wanted), None) or \
+        next((d for d in docs if _identity(d.value) in wanted), None)
+    return None if doc is None else document_field_line(text, doc.start, doc.end, path, breaks)
 
 
-def _package_documents(root: Any, file: str) -> tuple[str, list[Any]] | None:
+def _package_documents(root: Any, file: str) -> tuple[str, list[Any], list[int]] | None:
     from krm_fn.errors import InputError
     from krm_fn.io.inputs import read_stream
 
@@ -172,7 +181,8 @@ def _package_documents(root: Any, file: str) -> tuple[str, list[Any]] | None:
         target = (root / file).resolve()
         if not target.is_relative_to(root.resolve()) or target.stat().st_size > MAX_FILE_BYTES:
             return None
-        return read_stream(target.read_text(encoding="utf-8"))
+        text, docs = read_stream(target.read_text(encoding="utf-8"))
+        return text, docs, line_breaks(text)
     except (OSError, ValueError, RuntimeError, InputError):
         return None
 
