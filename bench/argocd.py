@@ -25,8 +25,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import platform
-import re
 import shutil
 import signal
 import statistics
@@ -42,6 +40,7 @@ import yaml
 BENCH = Path(__file__).resolve().parent
 REPO = BENCH.parent
 sys.path.insert(0, str(BENCH))
+from lastrun import host_line  # noqa: E402
 from synth import manifests  # noqa: E402
 
 LAST_RUN = BENCH / "last-argocd-run.txt"
@@ -213,12 +212,7 @@ def main() -> int:
             for row in rows:
                 measure(row, args.timeout, env, base / "out.yaml")
             print(f"# round {n + 1} done", file=sys.stderr, flush=True)
-    kustomize = re.search(r"Kustomize Version: (\S+)", subprocess.run(
-        ["kubectl", "version", "--client"], capture_output=True, text=True).stdout)
-    header = (f"# Argo CD CMP generate (issue 38) — {time.strftime('%Y-%m-%d %H:%M')}, {platform.machine()}, "
-              f"{os.cpu_count()} cores, Python {platform.python_version()}, kubectl's kustomize "
-              f"{kustomize.group(1) if kustomize else '?'}; median of {args.repeat} interleaved rounds; load average "
-              f"{load_start:.1f} at the start, {os.getloadavg()[0]:.1f} at the end\n"
+    header = (host_line("Argo CD CMP generate (issue 38)", args.repeat, load_start) + "\n"
               "# bash -c on each script in the app dir; × its floor: the median of each round's ratio to the floor "
               "row of the same size; Argo CD stops a CMP command after ARGOCD_EXEC_TIMEOUT (90 s by default)")
     text = report(rows, header)

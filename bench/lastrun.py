@@ -4,7 +4,12 @@ rewrites only its own part: run.py keeps the pipelines block, pipelines.py repla
 from __future__ import annotations
 
 import io
+import os
+import platform
+import re
+import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import TextIO
 
@@ -52,3 +57,14 @@ class Tee(io.TextIOBase):
 
     def flush(self) -> None:
         self.out.flush()
+
+
+def host_line(title: str, repeat: int, load_start: float, tools: str = "", after: str = "") -> str:
+    """A report's first line: what ran, when, on what host and tools (kubectl's kustomize, then ``tools``),
+    the rounds and the load average at the start and now (then ``after``)."""
+    kustomize = re.search(r"Kustomize Version: (\S+)", subprocess.run(
+        ["kubectl", "version", "--client"], capture_output=True, text=True).stdout)
+    return (f"# {title} — {time.strftime('%Y-%m-%d %H:%M')}, {platform.machine()}, {os.cpu_count()} cores, Python "
+            f"{platform.python_version()}, kubectl's kustomize {kustomize.group(1) if kustomize else '?'}{tools}; "
+            f"median of {repeat} interleaved rounds; load average {load_start:.1f} at the start, "
+            f"{os.getloadavg()[0]:.1f} at the end{after}")

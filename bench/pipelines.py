@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import platform
 import re
 import shutil
 import signal
@@ -41,7 +40,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from lastrun import write_block  # noqa: E402
+from lastrun import host_line, write_block  # noqa: E402
 from synth import resource_list  # noqa: E402
 
 SCOPES = ("per-vm", "shared")
@@ -337,13 +336,9 @@ def main() -> int:
             for pkg in Path(tmp).glob("run-*"):
                 shutil.rmtree(pkg)
     versions = subprocess.run(["kpt", "version"], capture_output=True, text=True).stdout.strip()
-    kustomize = re.search(r"Kustomize Version: (\S+)", subprocess.run(
-        ["kubectl", "version", "--client"], capture_output=True, text=True).stdout)
-    header = (f"# pipelines (issue 16) — {time.strftime('%Y-%m-%d %H:%M')}, {platform.machine()}, "
-              f"{os.cpu_count()} cores, Python {platform.python_version()}, kubectl's kustomize "
-              f"{kustomize.group(1) if kustomize else '?'}, kpt {versions}; median of {args.repeat} interleaved "
-              f"rounds; load average {load_start:.1f} at the start, {os.getloadavg()[0]:.1f} at the end, "
-              f"{max(bench.loads, default=0):.1f} at most after a run (a shared host: other jobs ran)\n"
+    header = (host_line("pipelines (issue 16)", args.repeat, load_start, f", kpt {versions}",
+                        f", {max(bench.loads, default=0):.1f} at most after a run (a shared host: other jobs ran)")
+              + "\n"
               "# revisions mode; × its floor: against kustomize (no function) or kpt with a no-op exec in the "
               "same round; our share: kubevirt-krm's process time / the route's")
     text = report(rows, header)
