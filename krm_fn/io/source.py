@@ -146,8 +146,15 @@ def head_comment(text: str, start: int, end: int) -> str:
     gap = text[start:end]
     if "#" not in gap:
         return ""
-    lines = [line for line in gap.split("\n")[:-1] if not line.startswith(("---", "...", "%"))]
-    marks = [i for i, line in enumerate(lines) if line.lstrip().startswith("#")]
+    lines: list[str] = []
+    for line in gap.split("\n")[:-1]:
+        if line.startswith(("---", "...", "%")):
+            continue
+        if line.strip() and not line.lstrip().startswith("#"):
+            lines = []  # not a comment (a tag on its own line): only the comments after it are the head
+            continue
+        lines.append(line)
+    marks = [i for i, line in enumerate(lines) if line.strip()]
     return "\n".join(lines[marks[0]:marks[-1] + 1]) + "\n" if marks else ""
 
 

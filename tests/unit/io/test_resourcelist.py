@@ -171,3 +171,11 @@ def test_stream_items_become_resource_list_entries() -> None:
     rl = parse_stream("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\ndata:\n  s: |\n    x\n    y\n")
     out = dump_resource_list(rl, rl.items, [])
     assert "items:\n- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: a\n  data:\n    s: |\n      x\n      y\n" in out
+
+
+def test_a_head_is_the_comment_lines_after_anything_else() -> None:
+    from krm_fn.io.source import head_comment
+
+    text = "# h\n\n# more\n---\n!!map\n# after\nkind: x\n"
+    assert head_comment(text, 0, text.index("kind")) == "# after\n"  # the tag's line is not a comment
+    assert head_comment("---\n\nkind: x\n", 0, 5) == ""
