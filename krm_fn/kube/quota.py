@@ -18,12 +18,12 @@ Upstream (kubernetes/kubernetes, the v1.32 to v1.34 era): ``pkg/quota/v1/evaluat
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
 from krm_fn.kube import pod as kpod
+from krm_fn.kube.meta import is_qualified_key
 from krm_fn.kube.paths import Obj
 from krm_fn.kube.pod import Pod, ResourceList, quantities
 from krm_fn.kube.quantity import Quantity
@@ -45,8 +45,6 @@ NOT_BEST_EFFORT: Final = "NotBestEffort"
 ASSUMED_MATCHING: Final = frozenset({"PriorityClass", "CrossNamespacePodAffinity"})
 _ONE: Final = Quantity.from_int(1, "DecimalSI")
 _ZERO: Final = Quantity.from_int(0, "DecimalSI")
-_QUALIFIED_NAME: Final = re.compile(r"[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?")
-_DNS_SUBDOMAIN: Final = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
 
 
 def is_native(name: str) -> bool:
@@ -54,16 +52,9 @@ def is_native(name: str) -> bool:
     return "/" not in name or "kubernetes.io/" in name
 
 
-def _is_qualified(name: str) -> bool:
-    prefix, _, rest = name.rpartition("/")
-    if prefix and (len(prefix) > 253 or _DNS_SUBDOMAIN.fullmatch(prefix) is None):
-        return False
-    return _QUALIFIED_NAME.fullmatch(rest) is not None
-
-
 def is_extended(name: str) -> bool:
     """``IsExtendedResourceName``: a resource outside the native ones, quotable as ``requests.<name>``."""
-    return not is_native(name) and not name.startswith(REQUESTS_PREFIX) and _is_qualified(REQUESTS_PREFIX + name)
+    return not is_native(name) and not name.startswith(REQUESTS_PREFIX) and is_qualified_key(REQUESTS_PREFIX + name)
 
 
 def tracked(hard: Sequence[str]) -> list[str]:
