@@ -238,6 +238,9 @@ def test_objects_each_release_refuses_are_reported() -> None:
     (["--from", "v1.8", "--to", "v1.9", "--output", "yaml", CONFIG, "x"], "--output 'yaml': use text or json"),
     (["--from", "v1.8", "--to", "v1.9", CONFIG], "a config file and at least one input are needed"),
     (["--from", "v1.8", "--from", "v1.7", "--to", "v1.9", CONFIG, "x"], "--from is given twice"),
+    (["--from", "v1.8", "--to", "v1.9", "-o", "json", "--output=text", CONFIG, "x"], "--output is given twice"),
+    (["--from", "v1.8", "--to", CONFIG, "x"], "--to '"),  # --to takes the config as its value: not a release
+    (["--from", "v1.8", "--to"], "--to needs a value"),
     (["--from", "v1.8", "--to", "v1.9", "--strict", CONFIG, "x"], "unknown option --strict"),
     (["--from", "v1.8", "--to", "v1.9", "examples/catalog-common/fn-config.yaml", "examples/upgrade-report/"],
      "upgrade-report needs a VirtualMachineRenderer config, not InstancetypeCatalog"),

@@ -7,7 +7,7 @@ A problem (an unknown option, a missing value, an option given twice) is an FnEr
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 
 from krm_fn.cli.usage import HELP
 from krm_fn.errors import FnError
@@ -18,10 +18,11 @@ def asks_for_help(args: list[str]) -> bool:
     return any(a in HELP for a in args[:args.index("--") if "--" in args else len(args)])
 
 
-def split(args: list[str], options: Collection[str], flags: Collection[str], usage: str
+def split(args: list[str], options: Collection[str] | Mapping[str, str], flags: Collection[str], usage: str
           ) -> tuple[dict[str, str], set[str], list[str]]:
     """(option values by the name given, flags given, operands) of ``args``; ``options`` and ``flags`` are the
-    names each may be given by (``-o`` beside ``--output``)."""
+    names each may be given by (``-o`` beside ``--output``). ``options`` as a mapping gives each name its key:
+    the values are then by key, and two names of one key are the option given twice."""
     values: dict[str, str] = {}
     given: set[str] = set()
     operands: list[str] = []
@@ -34,9 +35,10 @@ def split(args: list[str], options: Collection[str], flags: Collection[str], usa
             found = value if eq else next(rest, "")
             if not found:
                 raise FnError(f"{name} needs a value ({usage})")
-            if name in values:
+            key = options[name] if isinstance(options, Mapping) else name
+            if key in values:
                 raise FnError(f"{name} is given twice ({usage})")
-            values[name] = found
+            values[key] = found
         elif arg in flags:
             given.add(arg)
         elif arg.startswith("-") and arg != "-":

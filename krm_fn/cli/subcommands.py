@@ -6,7 +6,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from krm_fn.cli.arguments import asks_for_help
+from krm_fn.cli.arguments import asks_for_help, split
 from krm_fn.cli.inputs import operand_sources, read_input
 from krm_fn.cli.modes import config_file
 from krm_fn.cli.output import die, print_text
@@ -56,6 +56,8 @@ def upgrade_report(args: list[str]) -> int:
     (krm_fn/upgrade); exit 0 nothing changes, 1 something does, 2 usage or unusable config or input."""
     from krm_fn.errors import FnError
     from krm_fn.upgrade.command import HELP as UPGRADE_HELP
+    from krm_fn.upgrade.command import OPTIONS as UPGRADE_OPTIONS
+    from krm_fn.upgrade.command import USAGE as UPGRADE_USAGE
     from krm_fn.upgrade.command import main as upgrade_main
     from krm_fn.upgrade.command import request
 
@@ -63,7 +65,8 @@ def upgrade_report(args: list[str]) -> int:
         print_text(UPGRADE_HELP + "\n")
         return 0
     try:
-        req = request(args)
+        values, _, operands = split(args, UPGRADE_OPTIONS, (), UPGRADE_USAGE)
+        req = request(values, operands)
         config, sources, options = _report_inputs(req.config, req.operands)
         text, code = upgrade_main(req, config, sources, options._replace(workers=1))
     except FnError as exc:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import NamedTuple
+from typing import Final, NamedTuple
 
 from krm_fn.errors import FnError
 from krm_fn.io.inputs import Source
@@ -42,30 +42,13 @@ class Request(NamedTuple):
     operands: tuple[str, ...]
 
 
-_OPTIONS = {"--from": "before", "--to": "after", "--catalog-from": "catalog_before", "--catalog-to": "catalog_after",
-            "--output": "output", "-o": "output"}
+OPTIONS: Final = {"--from": "before", "--to": "after", "--catalog-from": "catalog_before",
+                  "--catalog-to": "catalog_after", "--output": "output", "-o": "output"}
 
 
-def request(args: list[str]) -> Request:
-    """The command line read (``--opt VALUE`` or ``--opt=VALUE``; ``--`` ends the options); raises FnError."""
-    values: dict[str, str] = {}
-    operands: list[str] = []
-    rest = iter(args)
-    for arg in rest:
-        name, eq, value = arg.partition("=")
-        if arg == "--":
-            operands += rest
-        elif name in _OPTIONS:
-            given = value if eq else next(rest, None)
-            if not given:
-                raise FnError(f"{name} needs a value ({USAGE})")
-            if _OPTIONS[name] in values:
-                raise FnError(f"{name} is given twice ({USAGE})")
-            values[_OPTIONS[name]] = given
-        elif arg.startswith("-") and arg != "-":
-            raise FnError(f"unknown option {arg} ({USAGE})")
-        else:
-            operands.append(arg)
+def request(values: dict[str, str], operands: list[str]) -> Request:
+    """The request of a command line read by ``krm_fn.cli.arguments.split`` with :data:`OPTIONS` (values by
+    key); raises FnError."""
     for key, option in (("before", "--from"), ("after", "--to")):
         if key not in values:
             raise FnError(f"{option} is missing ({USAGE})")
