@@ -9,9 +9,9 @@ A render with errors prints them as the render would and exits 1: there is nothi
 Unusable input or usage: exit 2.
 
 ``kubevirt-krm check`` without arguments checks every render the repository declares: each config file under
-the current directory (hidden directories left out) annotated ``kubevirt-krm.dev/output: FILE`` and, when it
-reads inputs, ``kubevirt-krm.dev/inputs: PATH...``, both relative to the config file. That is what a pre-commit
-hook without arguments runs (``pre-commit try-repo``).
+the current directory (hidden files and directories left out) annotated ``kubevirt-krm.dev/output: FILE``
+and, when it reads inputs, ``kubevirt-krm.dev/inputs: PATH...``, both relative to the config file. That is
+what a pre-commit hook without arguments runs (``pre-commit try-repo``).
 """
 
 from __future__ import annotations
@@ -24,8 +24,10 @@ from pathlib import Path
 from typing import Final, NamedTuple
 
 from krm_fn.cli.arguments import asks_for_help, split
+from krm_fn.cli.inputs import yaml_files
 from krm_fn.cli.modes import config_file, rendered_stream
 from krm_fn.cli.output import PREFIX, die, err, print_text, report, stdout_bytes, write
+from krm_fn.kube.meta import annotations_of
 
 USAGE = "usage: kubevirt-krm check [CONFIG.yaml [INPUT...] --output FILE]"
 ANN_OUTPUT: Final = "kubevirt-krm.dev/output"
@@ -38,7 +40,7 @@ generator's run on nothing, such as a catalog).
 
 Without arguments: every render the repository declares, that is each config file under the current directory
 annotated {ANN_OUTPUT}: FILE (and {ANN_INPUTS}: PATH..., whitespace-separated), paths relative to the
-config file. Hidden directories are not searched.
+config file. Hidden files and directories are not searched.
 
 Exit 0: FILE is up to date; 1: it is not (a unified diff on stdout, how to re-render on stderr), or the render
 has errors (printed as the render prints them); 2: usage error or unusable input."""
@@ -76,7 +78,7 @@ def declared(root: Path) -> Iterator[Declared]:
     name its output (:data:`ANN_OUTPUT`)."""
     import yaml
 
-    for path in _yaml_files(root):
+    for path in yaml_files(root):
         try:
             data = path.read_bytes()
         except OSError as exc:
@@ -87,27 +89,13 @@ def declared(root: Path) -> Iterator[Declared]:
             docs = [d for d in yaml.load_all(data, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)) if d]
         except yaml.YAMLError:
             continue  # not a config of ours to find; the render reads its own files
-        annotations = _annotations(docs[0]) if len(docs) == 1 else {}
+        annotations = annotations_of(docs[0]) if len(docs) == 1 else {}
         output = annotations.get(ANN_OUTPUT)
         if isinstance(output, str) and output:
             here = path.parent
             inputs = str(annotations.get(ANN_INPUTS) or "").split()
             yield Declared(str(path), [os.path.normpath(here / i) for i in inputs],
                            Path(os.path.normpath(here / output)))
-
-
-def _annotations(doc: object) -> dict[str, object]:
-    metadata = doc.get("metadata") if isinstance(doc, dict) else None
-    annotations = metadata.get("annotations") if isinstance(metadata, dict) else None
-    return annotations if isinstance(annotations, dict) else {}
-
-
-def _yaml_files(root: Path) -> Iterator[Path]:
-    for directory, subdirectories, files in os.walk(root):
-        subdirectories[:] = sorted(d for d in subdirectories if not d.startswith("."))
-        for name in sorted(files):
-            if name.endswith((".yaml", ".yml")):
-                yield Path(directory) / name
 
 
 def _check(operands: list[str], target: Path) -> int:

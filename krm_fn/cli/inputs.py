@@ -35,13 +35,19 @@ def operand_sources(spec: str) -> list[Source]:
         return [Source("stdin", read_stdin(), is_file=False)]
     path = Path(spec)
     if path.is_dir():
-        files = sorted(p for p in path.rglob("*") if p.suffix in (".yaml", ".yml") and p.is_file()
-                       and not any(part.startswith(".") for part in p.relative_to(path).parts))
+        files = yaml_files(path)
         if not files:  # a warning, as for a file that holds no manifest (krm_fn.stream.empty_inputs)
             err(f"{PREFIX}warning: {spec}: no .yaml or .yml file in this directory (hidden ones left out): "
                  "nothing read from it")
         return [Source(str(f), read_bytes(f, str(f)), in_directory=True) for f in files]
     return [Source(spec, read_bytes(path, spec))]
+
+
+def yaml_files(directory: Path) -> list[Path]:
+    """The ``.yaml`` and ``.yml`` files under ``directory``, hidden ones and those under hidden directories left
+    out, in path order."""
+    return sorted(p for p in directory.rglob("*") if p.suffix in (".yaml", ".yml") and p.is_file()
+                  and not any(part.startswith(".") for part in p.relative_to(directory).parts))
 
 
 def read_bytes(path: Path, name: str) -> bytes:
