@@ -48,8 +48,9 @@ def _item_text(read: Read, e: Emitter, item: OutItem, as_entry: bool, reads: Rea
         return item.text
     source = read.source_text(item, as_entry)
     if source is None:
-        text = _changed_text(read, e, item, as_entry, reads, owner, splice)
-        return _with_head(read, read.original_of(item), text) if read.heads and not as_entry else text
+        original = read.original_of(item)
+        text = _changed_text(read, e, item, original, as_entry, reads, owner, splice)
+        return _with_head(read, original, text) if read.heads and not as_entry else text
     text, trusted = source
     if not trusted:
         reads.add(text if as_entry else item_as_entry(text), item, owner)
@@ -61,11 +62,10 @@ def _with_head(read: Read, original: Any, text: str) -> str:
     return read.heads.get(id(original), "") + text
 
 
-def _changed_text(read: Read, e: Emitter, item: Obj, as_entry: bool, reads: ReadBacks, owner: int,
+def _changed_text(read: Read, e: Emitter, item: Obj, original: Any, as_entry: bool, reads: ReadBacks, owner: int,
                   splice: bool) -> str:
-    """A changed or generated item: its original's text with the edits spliced in where it has one (what that
-    owes goes to ``reads``), else freshly emitted."""
-    original = read.original_of(item)
+    """A changed or generated item: its ``original``'s text (:meth:`Read.original_of`) with the edits spliced in
+    where it has one (what that owes goes to ``reads``), else freshly emitted."""
     if not splice or type(original) is not dict:  # generated, or no mapping before
         return fresh(e, item, as_entry)
     from krm_fn.io.locate import plan  # reads with PyYAML (start-up time: not for new items)
