@@ -109,7 +109,7 @@ def at_field_lines(rl: ResourceList, results: list[Result], cwd: Path | None) ->
         root = annotations_of(obj).get(ANN_PACKAGE_PATH)
         if isinstance(root, str) and root:
             roots.setdefault((ResourceRef.of(obj), kpt_annotations.file_path(obj) or ""), root)
-    cache: dict[str, Any] = {}
+    cache: dict[tuple[str, str], Any] = {}
     fallback = str(cwd) if cwd is not None else None
 
     def located(r: Result) -> Result:

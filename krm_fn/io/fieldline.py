@@ -11,7 +11,10 @@ from __future__ import annotations
 import bisect
 import re
 from collections.abc import Iterator, Sequence
+from pathlib import Path
 from typing import Any, Final
+
+from krm_fn.kube.identity import name_of, own_namespace
 
 _STEP: Final = re.compile(r"\.?([^.\[\]]+)|\[([^\]]*)\]")
 _BREAK: Final = re.compile("\n")
@@ -147,15 +150,14 @@ def line_breaks(text: str) -> list[int]:
 
 
 def line_in_package(root: str, file: str, index: int | None, identity: Identity, path: str,
-                    cache: dict[str, Any]) -> int | None:
+                    cache: dict[tuple[str, str], Any]) -> int | None:
     """The 1-based line of field ``path`` of the object ``identity`` in ``file`` of the package at ``root`` (an
     absolute path holding one of :data:`PACKAGE_FILES`), read again from disk (:func:`object_field_line`).
-    None when the file is outside the package, unreadable or too large. ``cache``: each file read once a run."""
-    from pathlib import Path
-
-    if file not in cache:
-        cache[file] = _package_documents(Path(root), file)
-    read = cache[file]
+    None when the file is outside the package, unreadable or too large. ``cache``: each file of each package
+    read once a run."""
+    if (root, file) not in cache:
+        cache[(root, file)] = _package_documents(Path(root), file)
+    read = cache[(root, file)]
     return None if read is None else object_field_line(read[0], read[1], identity, path, index, read[2])
 
 
@@ -171,7 +173,7 @@ def object_field_line(text: str, docs: list[Any], identity: Identity, path: str,
     return None if doc is None else document_field_line(text, doc.start, doc.end, path, breaks)
 
 
-def _package_documents(root: Any, file: str) -> tuple[str, list[Any], list[int]] | None:
+def _package_documents(root: Path, file: str) -> tuple[str, list[Any], list[int]] | None:
     from krm_fn.errors import InputError
     from krm_fn.io.inputs import read_stream
 
@@ -190,5 +192,4 @@ def _package_documents(root: Any, file: str) -> tuple[str, list[Any], list[int]]
 def _identity(value: Any) -> Identity | None:
     if not isinstance(value, dict) or not isinstance(value.get("metadata"), dict):
         return None
-    md = value["metadata"]
-    return str(value.get("kind", "")), str(md.get("namespace") or ""), str(md.get("name", ""))
+    return str(value.get("kind", "")), own_namespace(value), name_of(value)

@@ -19,7 +19,7 @@ def _package(tmp_path: Path, marker: str = "Kptfile") -> Path:
 
 
 def _line(root: Path, name: str, index: int | None, file: str = "vms.yaml", namespace: str = "") -> int | None:
-    cache: dict[str, Any] = {}
+    cache: dict[tuple[str, str], Any] = {}
     return line_in_package(str(root), file, index, ("VirtualMachine", namespace, name), "spec.runStrategy", cache)
 
 
