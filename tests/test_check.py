@@ -124,3 +124,19 @@ def test_without_arguments_and_nothing_declared_is_a_usage_error(tmp_path: Path)
     proc = run_fn(["check"], cwd=tmp_path)
     assert proc.returncode == 2 and proc.stderr.decode().count("\n") == 1
     assert b"is annotated kubevirt-krm.dev/output" in proc.stderr
+
+
+def test_a_declaring_file_that_cannot_be_used_is_a_usage_error(tmp_path: Path) -> None:
+    """A config that names its output but is not YAML, or shares its file, would leave its render unchecked:
+    one line naming the file, exit 2."""
+    config, _, _ = _repo(tmp_path)
+    _declare(config, "rendered.yaml", "src/")
+    text = config.read_text(encoding="utf-8")
+    config.write_text(text + "spec: [\n", encoding="utf-8")
+    proc = run_fn(["check"], cwd=tmp_path)
+    said = proc.stderr.decode()
+    assert proc.returncode == 2 and said.count("\n") == 1 and "render.yaml line " in said and "not YAML" in said
+    config.write_text(text + "---\n" + text, encoding="utf-8")
+    proc = run_fn(["check"], cwd=tmp_path)
+    said = proc.stderr.decode()
+    assert proc.returncode == 2 and said.count("\n") == 1 and "must be the only object in its file" in said

@@ -87,9 +87,15 @@ def declared(root: Path) -> Iterator[Declared]:
             continue
         try:
             docs = [d for d in yaml.load_all(data, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)) if d]
-        except yaml.YAMLError:
-            continue  # not a config of ours to find; the render reads its own files
-        annotations = annotations_of(docs[0]) if len(docs) == 1 else {}
+        except yaml.YAMLError as exc:  # it names the annotation: a render it declares would go unchecked
+            mark = getattr(exc, "problem_mark", None)
+            die(f"{path}{f' line {mark.line + 1}' if mark is not None else ''}: not YAML, so the render it may "
+                f"declare ({ANN_OUTPUT}) cannot be checked", 2)
+        declaring = [d for d in docs if ANN_OUTPUT in annotations_of(d)]
+        if declaring and len(docs) > 1:
+            die(f"{path}: a config that declares its render ({ANN_OUTPUT}) must be the only object in its file "
+                f"(this one holds {len(docs)})", 2)
+        annotations = annotations_of(docs[0]) if declaring else {}
         output = annotations.get(ANN_OUTPUT)
         if isinstance(output, str) and output:
             here = path.parent
